@@ -1,0 +1,29 @@
+# mmap_miss recovery lab. Each target is one script in scripts/; the
+# Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
+S := scripts
+
+.PHONY: demo demo-small check deps base apply export kernels initramfs disks clean
+demo:            ## before/after demonstration -> results/demo.{md,json}
+	bash $(S)/demo.sh
+demo-small:      ## the same on smaller files, for a quick look
+	DEMO_SCALE=small bash $(S)/demo.sh
+check:           ## lab tests + the series' selftest on base and patched
+	bash $(S)/check.sh
+deps:
+	bash $(S)/deps.sh
+base: deps
+	bash $(S)/fetch-base.sh
+apply: base      ## work tree = lab-base + series/*.patch
+	bash $(S)/apply-series.sh
+export:          ## work tree commits -> series/ (git format-patch)
+	bash $(S)/export-series.sh
+kernels: apply
+	bash $(S)/build-kernel.sh base
+	bash $(S)/build-kernel.sh patched
+initramfs: apply
+	bash $(S)/make-initramfs.sh patched
+disks:
+	bash $(S)/make-disk.sh check
+	bash $(S)/make-disk.sh demo
+clean:           ## remove build/ (the cache outside the checkout stays)
+	rm -rf build

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The before/after demonstration. $1 = full (seed geometry) or small.
+scale=${1:-full}
+cd /mnt || exit 1
+fail=0
+run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=1; }; }
+
+if [ "$scale" = full ]; then
+	# seed geometry: 4 GiB file, random faults in [3G, 4G), then [2G, 3G)
+	for n in 0 100; do
+		run seq-after-random -f big.bin -n $n -k 128 -s 2048 -l 1024 -r 3072
+	done
+	run thp-order -f thp.bin -D -k 8192
+	run thp-order -f thp.bin -k 8192
+	run random -f big.bin -n 20000 -k 128
+else
+	for n in 0 100; do
+		run seq-after-random -f big.bin -n $n -k 128 -s 512 -l 256 -r 768
+	done
+	run thp-order -f thp.bin -D -k 8192 -l 512
+	run thp-order -f thp.bin -k 8192 -l 512
+	run random -f big.bin -n 5000 -k 128
+fi
+exit $fail

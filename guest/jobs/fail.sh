@@ -1,0 +1,4 @@
+#!/bin/sh
+# Lab self-test: a workload that fails must fail the run.
+echo "@@LAB-ERROR deliberate failure"
+exit 3

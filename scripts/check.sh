@@ -1,0 +1,160 @@
+#!/bin/bash
+# make check: tests of the lab itself, then the series' selftest in guests
+# (patched: must pass; base: the cases the series fixes must fail).
+# Ends with one line "N passed, N failed".
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+S=$LAB/scripts
+T=$BUILD/check
+rm -rf "$T" && mkdir -p "$T"
+pass=0 fail=0 n=0
+
+# check NAME CMD...: run one test, output to build/check/NAME.log
+check() {
+	local name=$1 start rc
+	shift
+	n=$((n + 1))
+	start=$(date +%s)
+	("$@") > "$T/$name.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $name ($(( $(date +%s) - start ))s)"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $name ($(( $(date +%s) - start ))s)"
+		sed 's/^/    # /' "$T/$name.log" | tail -n 25
+	fi
+	return $rc
+}
+
+# expect_fail PATTERN CMD...: CMD must fail and say PATTERN
+expect_fail() {
+	local pat=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "$out"; echo "expected a failure, got success"; return 1
+	fi
+	echo "$out"
+	grep -q -- "$pat" <<<"$out" || { echo "failure does not say '$pat'"; return 1; }
+}
+
+# --- the lab without a kernel -------------------------------------------
+t_report() {
+	local d=$T/report
+	mkdir -p "$d"
+	python3 "$S/report.py" "$d/r" base="$LAB/tests/data/console-base.log" \
+		patched="$LAB/tests/data/console-patched.log" > "$d/out.txt" || return 1
+	cat "$d/out.txt"
+	python3 - "$d/r.json" <<'PY' || return 1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+by = {(r["workload"], r.get("random_faults"), r["phase"], r["variant"]): r for r in recs}
+r = by[("seq-after-random", 100, "sequential", "base")]
+assert r["major_faults"] == 262144 and r["dev_pages_read"] == 262144, r
+assert r["accel"] == "tcg" and r["kernel"] == "7.3.0-rc7", r
+r = by[("seq-after-random", 100, "sequential", "patched")]
+assert r["major_faults"] == 2, r
+assert len(recs) == 4, len(recs)
+PY
+	grep -q '| seq-after-random N=100 (sequential) | 262144 | 262144 | 2 |' "$d/r.md"
+}
+t_tap() {
+	local f=$LAB/tests/data/console-tap.log
+	python3 "$S/tap.py" "$f" | tee "$T/tap.out"
+	grep -qx "sequential_after_scattered fail" "$T/tap.out" &&
+	grep -qx "sequential_control pass" "$T/tap.out" &&
+	grep -qx "random_stays_cheap skip" "$T/tap.out" || return 1
+	printf 'x sequential_after_scattered fail\nx sequential_control pass\n' > "$T/exp"
+	python3 "$S/tap.py" "$f" --expect "$T/exp" x || return 1
+	printf 'x sequential_after_scattered pass\n' > "$T/exp"
+	! python3 "$S/tap.py" "$f" --expect "$T/exp" x
+}
+t_fetch() {
+	bash "$S/fetch-base.sh" || return 1
+	cat "$CACHE/base.env"
+	base_env
+	[ -n "$BASE_FILEMAP_BLOB" ] && [ "$BASE_PINNED" = yes ] ||
+		{ echo "base is not the pinned $BASE_PKG $BASE_VERSION"; return 1; }
+}
+t_apply() { bash "$S/apply-series.sh"; }
+t_roundtrip() {
+	local out=$T/series-export
+	if ! ls "$LAB"/series/*.patch >/dev/null 2>&1; then
+		echo "series/ is empty: nothing to round-trip"; return 0
+	fi
+	SERIES_OUT=$out bash "$S/export-series.sh" || return 1
+	diff -ru "$LAB/series" "$out"
+}
+t_broken() {
+	local d=$T/broken
+	mkdir -p "$d"
+	cp "$LAB"/series/*.patch "$d"/ 2>/dev/null
+	cp "$LAB/tests/data/broken.patch" "$d/0099-lab-broken.patch"
+	expect_fail "patch .*0099-lab-broken.patch does not apply" \
+		bash "$S/apply-series.sh" -v lab-broken "$d"
+}
+
+# --- kernels, guest --------------------------------------------------------
+t_build() { bash "$S/build-kernel.sh" "$1"; }
+t_initramfs() { bash "$S/make-initramfs.sh" patched; }
+t_disk() { bash "$S/make-disk.sh" check > "$T/disk.path"; }
+run() { bash "$S/run-guest.sh" -k "$BUILD/$1/bzImage" -d "$(cat "$T/disk.path")" "${@:2}"; }
+t_hello() {
+	run base -j hello -t 300 -o "$T/hello.console" || return 1
+	grep -q '^@@RESULT {"workload":"hello"' "$T/hello.console"
+}
+t_panic() {
+	local start=$(date +%s)
+	expect_fail "guest kernel panicked" run base -j panic -t 300 -o "$T/panic.console" || return 1
+	expect_fail "console tail" run base -j panic -t 300 -o "$T/panic2.console" || return 1
+	# fail fast: well before the timeout
+	[ $(( $(date +%s) - start )) -lt 240 ]
+}
+t_hang() { expect_fail "guest hung: no result after 30s" run base -j hang -t 30 -o "$T/hang.console"; }
+t_jobfail() { expect_fail "job fail failed in the guest" run base -j fail -t 300 -o "$T/fail.console"; }
+t_nokernel() { expect_fail "no kernel image" bash "$S/run-guest.sh" -k /nonexistent -j hello; }
+t_badkernel() {
+	head -c 1M /dev/urandom > "$T/junk.bzImage"
+	expect_fail "guest" bash "$S/run-guest.sh" -k "$T/junk.bzImage" -j hello -t 60 -o "$T/junk.console"
+}
+
+# --- the series' selftest --------------------------------------------------
+t_selftest() {
+	local v=$1
+	run "$v" -j selftest -t 1500 -o "$T/selftest-$v.console" || return 1
+	sed -n '/^@@TAP-BEGIN/,/^@@TAP-END/p' "$T/selftest-$v.console"
+	python3 "$S/tap.py" "$T/selftest-$v.console" --expect "$LAB/tests/selftest-expect.txt" "$v"
+}
+
+echo "TAP version 13"
+check deps bash "$S/deps.sh"
+check report-parser t_report
+check tap-parser t_tap
+if check fetch-base t_fetch; then
+	check apply-series t_apply
+	check series-roundtrip t_roundtrip
+	check broken-patch-named t_broken
+	check build-base t_build base; b=$?
+	check build-patched t_build patched; p=$?
+	check initramfs t_initramfs; i=$?
+	check disk t_disk; d=$?
+	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
+		check boot-base t_hello
+		check runner-panic t_panic
+		check runner-hang t_hang
+		check runner-job-fails t_jobfail
+		check runner-no-kernel t_nokernel
+		check runner-junk-kernel t_badkernel
+		if grep -q '^patched ' "$LAB/tests/selftest-expect.txt" 2>/dev/null &&
+		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
+			[ $p = 0 ] && check selftest-patched t_selftest patched
+			check selftest-base t_selftest base
+		else
+			echo "# no selftest in the series yet"
+		fi
+	fi
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,30 @@
+#!/bin/bash
+# The main job: build base and patched, run the workloads on both in one
+# go, print the side-by-side table, write results/demo.{md,json}.
+#   DEMO_SCALE=full (seed geometry, default) or small (quick look)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+scale=${DEMO_SCALE:-full}
+S=$LAB/scripts
+bash "$S/deps.sh"
+bash "$S/fetch-base.sh"
+bash "$S/apply-series.sh"
+bash "$S/build-kernel.sh" base
+bash "$S/build-kernel.sh" patched
+bash "$S/make-initramfs.sh" patched
+disk=$(bash "$S/make-disk.sh" demo)
+
+mkdir -p "$RESULTS"
+mem=4G timeout=3600
+[ "$scale" = small ] && mem=2G timeout=1200
+logs=()
+for v in base patched; do
+	log="$BUILD/console-demo-$v.log"
+	log "running the $scale demo on $v"
+	bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j demo -a "$scale" \
+		-d "$disk" -m "$mem" -t "$timeout" -o "$log"
+	logs+=("$v=$log")
+done
+python3 "$S/report.py" "$RESULTS/demo" "${logs[@]}"
+log "wrote results/demo.md and results/demo.json"

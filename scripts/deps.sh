@@ -1,0 +1,27 @@
+#!/bin/bash
+# Install the host packages the lab needs (Debian 12, as root). Quick and
+# silent when they are all there already.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PKGS="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
+      sparse ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
+      xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
+      libcap-dev libnuma-dev apt ca-certificates"
+
+missing=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null |
+	  awk '$NF != "installed" {print $1}')
+# dpkg-query prints nothing for packages it has never heard of
+for p in $PKGS; do
+	dpkg-query -W "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
+[ -z "${missing// }" ] && exit 0
+
+[ "$(id -u)" = 0 ] || die "missing packages ($missing) and not root to install them"
+log "installing: $missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || die "apt-get update failed"
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+	die "apt-get install failed for: $missing"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Make a guest data disk on the host, without loop mounts, and cache it.
+#   make-disk.sh demo|check [ext4|xfs]  -> prints the image path
+# demo:  big.bin (4 GiB) and thp.bin (2 GiB) of random data + 3 GiB free
+# check: big.bin (1 GiB) and thp.bin (512 MiB) + 3 GiB free for the selftest
+# The guest opens it with snapshot=on, so the cached image never changes.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:?usage: make-disk.sh demo|check [ext4|xfs]}
+fs=${2:-ext4}
+case $kind in
+demo)  big=4096 thp=2048 free=3072 ;;
+check) big=1024 thp=512 free=3072 ;;
+*) die "unknown disk kind $kind" ;;
+esac
+img=$CACHE/disks/$kind-$fs.img
+if [ -s "$img" ]; then echo "$img"; exit 0; fi
+
+mkdir -p "$CACHE/disks"
+stage=$CACHE/disks/stage-$kind
+rm -rf "$stage" && mkdir -p "$stage"
+log "disk $kind-$fs: writing $big + $thp MiB of data"
+# Random data: zero blocks would be stored as holes and never read.
+head -c $((big << 20)) /dev/urandom > "$stage/big.bin"
+head -c $((thp << 20)) /dev/urandom > "$stage/thp.bin"
+size=$((big + thp + free))
+rm -f "$img.tmp"
+truncate -s ${size}M "$img.tmp"
+case $fs in
+ext4)
+	mkfs.ext4 -q -F -N 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
+		-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+	;;
+xfs)
+	# mkfs.xfs fills a file system from a prototype file (no loop mount)
+	proto=$stage.proto
+	{
+		echo "/dev/null"; echo "0 0"; echo "d--755 0 0"
+		echo "big.bin ---644 0 0 $stage/big.bin"
+		echo "thp.bin ---644 0 0 $stage/thp.bin"
+		echo '$'
+	} > "$proto"
+	mkfs.xfs -q -f -p "$proto" "$img.tmp" || die "mkfs.xfs -p failed"
+	rm -f "$proto"
+	;;
+*) die "unknown file system $fs" ;;
+esac
+rm -rf "$stage"
+mv "$img.tmp" "$img"
+echo "$img"

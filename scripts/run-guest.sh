@@ -1,0 +1,92 @@
+#!/bin/bash
+# Boot a guest kernel in QEMU, run one job, and judge the run.
+#   run-guest.sh -k BZIMAGE -j JOB [-a ARGS] [-d DISK] [-f ext4|xfs]
+#                [-m MEM] [-t TIMEOUT_S] [-o CONSOLE_LOG]
+# Uses KVM only where it really boots a guest, TCG otherwise, and says
+# which. Exit 0 only when the guest reaches "@@LAB-DONE rc=0"; otherwise
+# prints why (panic, hang, job failure) and the console tail, exits 1.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel= job= args= disk= fs=ext4 mem=2G timeout=600 out=
+initrd=$BUILD/initramfs.cpio
+while getopts "k:j:a:d:f:m:t:o:i:" o; do
+	case $o in
+	k) kernel=$OPTARG ;; j) job=$OPTARG ;; a) args=$OPTARG ;;
+	d) disk=$OPTARG ;; f) fs=$OPTARG ;; m) mem=$OPTARG ;;
+	t) timeout=$OPTARG ;; o) out=$OPTARG ;; i) initrd=$OPTARG ;;
+	*) die "bad option" ;;
+	esac
+done
+[ -f "$kernel" ] || die "no kernel image '$kernel'"
+[ -f "$initrd" ] || die "no initramfs '$initrd' (scripts/make-initramfs.sh)"
+[ -n "$job" ] || die "no job given (-j)"
+out=${out:-$(mktemp /tmp/lab-console.XXXXXX)}
+
+# KVM here is often PVM nested virtualisation, on which a stock kernel
+# hangs right after the firmware. Use it only where it is plain KVM and a
+# probe boot has shown a kernel message; remember the answer.
+pick_accel() {
+	case ${LAB_ACCEL:-auto} in
+	tcg) echo "tcg forced by LAB_ACCEL"; return ;;
+	kvm) echo "kvm forced by LAB_ACCEL"; return ;;
+	esac
+	if [ ! -w /dev/kvm ]; then echo "tcg: no usable /dev/kvm"; return; fi
+	if [ -d /sys/module/kvm_pvm ]; then
+		echo "tcg: /dev/kvm is PVM (kvm_pvm loaded), which hangs stock kernels"
+		return
+	fi
+	local memo=$CACHE/accel.kvm
+	if [ ! -f "$memo" ]; then
+		local probe
+		probe=$(timeout 20 qemu-system-x86_64 -accel kvm -m 256M -nographic \
+			-no-reboot -kernel "$kernel" -append "console=ttyS0 panic=-1 lab.job=none" \
+			-initrd "$initrd" 2>/dev/null | grep -m1 -c "Linux version" || true)
+		echo "${probe:-0}" > "$memo"
+	fi
+	if [ "$(cat "$memo")" = 1 ]; then echo "kvm: probe boot printed a kernel banner"
+	else echo "tcg: a probe boot under KVM printed nothing in 20 s"; fi
+}
+accel_why=$(pick_accel)
+accel=${accel_why%%[: ]*}
+log "accel: $accel_why"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -m "$mem" -smp 2 -nographic
+      -no-reboot -kernel "$kernel" -initrd "$initrd")
+[ "$accel" = tcg ] && qemu+=(-cpu max) || qemu+=(-cpu host)
+if [ -n "$disk" ]; then
+	[ -f "$disk" ] || die "no disk image '$disk'"
+	qemu+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe,snapshot=on")
+fi
+append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
+[ -n "$args" ] && append="$append lab.args=${args// /,}"
+qemu+=(-append "$append")
+
+echo "@@LAB-ACCEL $accel" > "$out"
+start=$(date +%s)
+set +e
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | tr -d '\r' >> "$out"
+qrc=${PIPESTATUS[0]}
+set -e
+elapsed=$(( $(date +%s) - start ))
+
+tail_console() {
+	echo "----- console tail ($out) -----" >&2
+	tail -n 40 "$out" >&2
+	echo "-------------------------------" >&2
+}
+if grep -q '^@@LAB-DONE rc=0$' "$out"; then
+	log "job $job done in ${elapsed}s ($accel)"
+	exit 0
+fi
+if grep -q -E 'Kernel panic|end Kernel panic' "$out"; then
+	tail_console; die "guest kernel panicked (job $job, after ${elapsed}s)"
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	tail_console; die "guest hung: no result after ${timeout}s (job $job), killed"
+fi
+if grep -q '^@@LAB-DONE rc=' "$out"; then
+	tail_console; die "job $job failed in the guest ($(grep -m1 '^@@LAB-DONE' "$out"))"
+fi
+tail_console
+die "guest ended without finishing job $job (qemu exit $qrc)"
