@@ -33,10 +33,17 @@ done
 
 stamp=$( (echo "$variant"; git -C "$repo" rev-parse lab-base
 	  for p in "${patches[@]}"; do sha256sum "$p"; done) | sha256sum | cut -c1-16)
-if [ -d "$src" ] && [ "$(cat "$KROOT/$variant/.lab-applied" 2>/dev/null)" = "$stamp" ] &&
-   git -C "$src" diff --quiet HEAD; then
-	log "$variant: already lab-base + ${#patches[@]} patch(es)"
-	exit 0
+applied=$KROOT/$variant/.lab-applied
+if [ -d "$src" ] && [ -f "$applied" ]; then
+	# Work done in the tree and not exported yet must not be lost.
+	if [ "$(sed -n 2p "$applied")" != "$(git -C "$src" rev-parse HEAD)" ] ||
+	   ! git -C "$src" diff --quiet HEAD; then
+		[ "${FORCE:-0}" = 1 ] ||
+			die "$variant: $src has commits or changes that are not in the patches (export them with 'make export', or discard them with FORCE=1)"
+	elif [ "$(sed -n 1p "$applied")" = "$stamp" ]; then
+		log "$variant: already lab-base + ${#patches[@]} patch(es)"
+		exit 0
+	fi
 fi
 
 if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
@@ -45,7 +52,7 @@ if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
 	mkdir -p "$KROOT/$variant"
 	git -C "$repo" worktree add -q -f --detach "$src" lab-base
 fi
-rm -f "$KROOT/$variant/.lab-applied"
+rm -f "$applied"
 cd "$src"
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f -B "$variant" lab-base
@@ -77,7 +84,7 @@ print(subj + "\n\n" + body[:cut].strip())
 PY
 	git config "branch.$variant.description" "$(cat "$KROOT/$variant/description")"
 fi
-echo "$stamp" > "$KROOT/$variant/.lab-applied"
+printf '%s\n%s\n' "$stamp" "$(git rev-parse HEAD)" > "$applied"
 n=${#patches[@]}
 if [ "$n" = 0 ]; then
 	warn "$variant: the series is empty: '$variant' is the same tree as base"

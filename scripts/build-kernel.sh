@@ -21,8 +21,9 @@ for f in "${frags[@]}"; do [ -r "$f" ] || die "no config fragment $f"; done
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$KROOT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 export KBUILD_BUILD_TIMESTAMP="2026-01-01" KBUILD_BUILD_USER=mmlab KBUILD_BUILD_HOST=mmlab
+# uname -r tells the variant (and no "+" for a tree that is not a tag)
 MK=(make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc"
-    -j"$(nproc)")
+    LOCALVERSION="-$variant" -j"$(nproc)")
 
 # Reconfigure only when the fragments change, so that a rebuild after an
 # edit to mm/filemap.c stays incremental.

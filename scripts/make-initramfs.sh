@@ -20,29 +20,39 @@ rm -rf "$out" && mkdir -p "$out/bin"
 make -s -C "$LAB/workloads" OUT="$out/bin" CC="ccache gcc" ||
 	die "building the workloads failed"
 
-st=$src/tools/testing/selftests/mm
-if [ -f "$st/mmap_miss_recovery.c" ]; then
+# The series' selftest, built static from each tree that has it: from
+# VARIANT as mmap_miss_recovery, from each of LAB_SELFTEST_EXTRA (e.g. a
+# tree with only the first patch) as mmap_miss_recovery-<variant>.
+build_selftest() {
+	local v=$1 name=$2 s o st extra f
+	s=$KROOT/$v/src o=$KROOT/$v/obj st=$KROOT/$v/src/tools/testing/selftests/mm
+	[ -f "$st/mmap_miss_recovery.c" ] || return 1
+	mkdir -p "$o"
 	# uapi headers of the tree under test, as 'make headers' gives them
-	if [ ! -f "$obj/usr/include/linux/mman.h" ] ||
-	   [ "$obj/usr/include/linux/mman.h" -ot "$src/include/uapi/linux/mman.h" ]; then
-		make -s -C "$src" O="$obj" ARCH=x86_64 headers >/dev/null ||
-			die "make headers failed in $variant"
+	if [ ! -f "$o/usr/include/linux/mman.h" ] ||
+	   [ "$o/usr/include/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
+		make -s -C "$s" O="$o" ARCH=x86_64 headers >/dev/null ||
+			die "make headers failed in $v"
 	fi
 	# linked with the helpers every mm selftest gets (see the mm Makefile)
 	extra=
 	for f in vm_util.c hugepage_settings.c thp_settings.c; do
-		[ -f "$st/$f" ] && extra="$extra $st/$f"
+		[ -f "$st/$f" ] && extra="$extra $f"
 	done
+	# from the test's directory, so that its messages name it briefly
 	# shellcheck disable=SC2086
-	gcc -O2 -Wall -static -isystem "$obj/usr/include" -I"$st" \
-		-I"$src/tools/testing/selftests" -I"$src/tools/include/uapi" \
-		-o "$out/bin/mmap_miss_recovery" "$st/mmap_miss_recovery.c" $extra \
-		-lm 2> "$out/selftest-build.log" ||
-		{ cat "$out/selftest-build.log" >&2; die "building the selftest failed"; }
-	log "initramfs: selftest mmap_miss_recovery from $variant"
-else
+	(cd "$st" && gcc -O2 -Wall -static -isystem "$o/usr/include" -I. \
+		-I"$s/tools/testing/selftests" -I"$s/tools/include/uapi" \
+		-o "$out/bin/$name" mmap_miss_recovery.c $extra \
+		-lm) 2> "$out/selftest-build-$v.log" ||
+		{ cat "$out/selftest-build-$v.log" >&2; die "building the selftest of $v failed"; }
+	log "initramfs: selftest $name from $v"
+}
+build_selftest "$variant" mmap_miss_recovery ||
 	log "initramfs: $variant has no mmap_miss_recovery selftest (empty series?)"
-fi
+for v in ${LAB_SELFTEST_EXTRA:-}; do
+	build_selftest "$v" "mmap_miss_recovery-$v" || die "$v has no selftest"
+done
 
 gen=$BUILD/gen_init_cpio
 [ -x "$gen" ] && [ "$gen" -nt "$src/usr/gen_init_cpio.c" ] ||

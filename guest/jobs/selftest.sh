@@ -1,11 +1,12 @@
 #!/bin/sh
 # Run the series' selftest on the data disk; TAP between markers.
-t=/lab/bin/mmap_miss_recovery
-[ -x $t ] || { echo "@@LAB-ERROR no selftest binary in the initramfs"; exit 1; }
+#   selftest.sh [VARIANT]  -> runs mmap_miss_recovery[-VARIANT]
+t=/lab/bin/mmap_miss_recovery${1:+-$1}
+[ -x "$t" ] || { echo "@@LAB-ERROR no selftest binary $t in the initramfs"; exit 1; }
 mkdir -p /mnt/scratch && cd /mnt/scratch || exit 1
-echo "@@TAP-BEGIN mmap_miss_recovery"
-$t "$@"
+echo "@@TAP-BEGIN ${t##*/}"
+"$t"
 rc=$?
-echo "@@TAP-END mmap_miss_recovery rc=$rc"
+echo "@@TAP-END ${t##*/} rc=$rc"
 # the TAP result is judged on the host; the job itself succeeded
 exit 0
