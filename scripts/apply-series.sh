@@ -46,25 +46,38 @@ if [ -d "$src" ] && [ -f "$applied" ]; then
 	fi
 fi
 
-if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
-	log "$variant: creating work tree $src"
-	git -C "$repo" worktree prune
-	mkdir -p "$KROOT/$variant"
-	git -C "$repo" worktree add -q -f --detach "$src" lab-base
-fi
-rm -f "$applied"
-cd "$src"
+# git am runs in a scratch work tree shared by all variants, so that a patch
+# that does not apply never leaves a variant half-done; the variant then
+# moves to the result, and git rewrites only the files that differ, which
+# keeps the rebuild incremental.
+worktree() {
+	if [ ! -e "$1/.git" ]; then
+		log "creating work tree $1"
+		git -C "$repo" worktree prune
+		mkdir -p "$(dirname "$1")"
+		git -C "$repo" worktree add -q -f --detach "$1" lab-base
+	fi
+}
+am=$KROOT/.am/src
+worktree "$am"
+cd "$am"
 git am --abort >/dev/null 2>&1 || true
-git checkout -q -f -B "$variant" lab-base
+git checkout -q -f --detach lab-base
 git clean -q -fdx
-
 for p in "${patches[@]}"; do
-	if ! git am -q --committer-date-is-author-date "$p" > "$KROOT/$variant/am.log" 2>&1; then
-		cat "$KROOT/$variant/am.log" >&2
+	if ! git am -q --committer-date-is-author-date "$p" > "$KROOT/.am/am.log" 2>&1; then
+		cat "$KROOT/.am/am.log" >&2
 		git am --abort >/dev/null 2>&1 || true
 		die "$variant: patch ${p#"$LAB"/} does not apply to $BASE_PKG_USED $BASE_VERSION_USED (lab-base)"
 	fi
 done
+head=$(git rev-parse HEAD)
+
+worktree "$src"
+rm -f "$applied"
+cd "$src"
+git checkout -q -f -B "$variant" "$head"
+git clean -q -fdx
 
 # Keep the cover letter's subject and text as the branch description, so
 # export-series.sh writes it back unchanged.

@@ -121,11 +121,22 @@ t_badkernel() {
 }
 
 # --- the series' selftest --------------------------------------------------
+# t_selftest KERNEL [SELFTEST_OF]: the selftest of the full series (or of
+# the tree SELFTEST_OF) on build/KERNEL; expectations "KERNEL[+own]".
 t_selftest() {
-	local v=$1
-	run "$v" -j selftest -t 1500 -o "$T/selftest-$v.console" || return 1
-	sed -n '/^@@TAP-BEGIN/,/^@@TAP-END/p' "$T/selftest-$v.console"
-	python3 "$S/tap.py" "$T/selftest-$v.console" --expect "$LAB/tests/selftest-expect.txt" "$v"
+	local v=$1 of=${2:-} c=$T/selftest-$1${2:+-own}.console
+	run "$v" -j selftest ${of:+-a "$of"} -t 1500 -o "$c" || return 1
+	sed -n '/^@@TAP-BEGIN/,/^@@TAP-END/p' "$c"
+	python3 "$S/tap.py" "$c" --expect "$LAB/tests/selftest-expect.txt" "$v${of:++own}"
+}
+# The first patch alone: its own tree, kernel and selftest build.
+t_patch1() {
+	local d=$T/patch1
+	mkdir -p "$d"
+	cp "$(ls "$LAB"/series/0001-*.patch)" "$d/" || return 1
+	bash "$S/apply-series.sh" -v patch1 "$d" &&
+	bash "$S/build-kernel.sh" patch1 &&
+	LAB_SELFTEST_EXTRA=patch1 bash "$S/make-initramfs.sh" patched
 }
 
 echo "TAP version 13"
@@ -151,6 +162,13 @@ if check fetch-base t_fetch; then
 		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
 			[ $p = 0 ] && check selftest-patched t_selftest patched
 			check selftest-base t_selftest base
+			# bisection: the first patch alone, with the final
+			# selftest and with its own
+			if [ "$(ls "$LAB"/series/0*.patch 2>/dev/null | grep -vc cover-letter)" -gt 1 ] &&
+			   check build-patch1 t_patch1; then
+				check selftest-patch1 t_selftest patch1
+				check selftest-patch1-own t_selftest patch1 patch1
+			fi
 		else
 			echo "# no selftest in the series yet"
 		fi

@@ -16,9 +16,14 @@ git -C "$src" diff --quiet HEAD || die "$variant has uncommitted changes: commit
 
 tmp=$(mktemp -d)
 out=${SERIES_OUT:-$LAB/series}
-export_git_ids
+# The cover letter takes its sender and date from the committer: make them
+# the last commit's author and date, so that it is from the series' author
+# and an unchanged series exports byte for byte the same.
+GIT_COMMITTER_NAME=$(git -C "$src" log -1 --format=%an HEAD) \
+GIT_COMMITTER_EMAIL=$(git -C "$src" log -1 --format=%ae HEAD) \
+GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI HEAD) \
 git -C "$src" -c core.abbrev=12 format-patch -q --cover-letter \
-	--cover-from-description=subject --no-signature --thread=shallow \
+	--cover-from-description=subject --no-signature --no-thread \
 	-o "$tmp" lab-base..HEAD
 rm -f "$out"/*.patch
 mkdir -p "$out"

@@ -39,6 +39,8 @@ def key_of(rec):
     k = rec["workload"]
     if "random_faults" in rec:
         k += " N=%d" % rec["random_faults"]
+    if rec.get("stride_pages"):
+        k += " %d" % rec["stride_pages"]
     if rec.get("phase") not in (None, "read"):
         k += " (%s)" % rec["phase"]
     return k

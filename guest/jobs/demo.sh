@@ -13,6 +13,9 @@ if [ "$scale" = full ]; then
 	run thp-order -f thp.bin -D -k 8192
 	run thp-order -f thp.bin -k 8192
 	run random -f big.bin -n 20000 -k 128
+	for s in 1021 1024 2053 4099; do
+		run random -f big.bin -s $s -k 128
+	done
 else
 	for n in 0 100; do
 		run seq-after-random -f big.bin -n $n -k 128 -s 512 -l 256 -r 768
@@ -20,5 +23,8 @@ else
 	run thp-order -f thp.bin -D -k 8192 -l 512
 	run thp-order -f thp.bin -k 8192 -l 512
 	run random -f big.bin -n 5000 -k 128
+	for s in 1021 4099; do
+		run random -f big.bin -s $s -k 128
+	done
 fi
 exit $fail
