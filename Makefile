@@ -2,7 +2,7 @@
 # Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
 S := scripts
 
-.PHONY: demo demo-small check deps base apply export kernels initramfs disks clean
+.PHONY: demo demo-small check review deps base apply export kernels initramfs disks clean
 demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
@@ -27,3 +27,5 @@ disks:
 	bash $(S)/make-disk.sh demo
 clean:           ## remove build/ (the cache outside the checkout stays)
 	rm -rf build
+review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off, htmldocs
+	bash $(S)/review.sh

@@ -17,6 +17,7 @@ shift $((OPTIND - 1))
 [ "$variant" != base ] || die "'base' is lab-base itself and takes no patches"
 
 KROOT=$(kroot)
+base_env
 repo=$KROOT/base/src
 src=$KROOT/$variant/src
 export_git_ids
