@@ -20,7 +20,7 @@ mem=4G timeout=3600
 [ "$scale" = small ] && mem=2G timeout=1200
 logs=()
 for v in base patched; do
-	log="$BUILD/console-demo-$v.log"
+	log="$RESULTS/console-demo-$v.log"
 	log "running the $scale demo on $v"
 	bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j demo -a "$scale" \
 		-d "$disk" -m "$mem" -t "$timeout" -o "$log"

@@ -21,14 +21,15 @@ def parse_console(path):
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
-            m = re.match(r"^@@RESULT (\{.*\})\s*$", line)
+            # a marker may follow the firmware's escape codes on a line
+            m = re.search(r"@@RESULT (\{.*\})\s*$", line)
             if m:
                 records.append(json.loads(m.group(1)))
                 continue
-            m = re.match(r"^@@LAB-ACCEL (\w+)", line)
+            m = re.search(r"@@LAB-ACCEL (\w+)", line)
             if m:
                 meta["accel"] = m.group(1)
-            m = re.match(r"^@@LAB-BOOT kernel=(\S+)", line)
+            m = re.search(r"@@LAB-BOOT kernel=(\S+)", line)
             if m:
                 meta["kernel"] = m.group(1)
     return records, meta

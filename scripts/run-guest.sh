@@ -65,7 +65,11 @@ qemu+=(-append "$append")
 echo "@@LAB-ACCEL $accel" > "$out"
 start=$(date +%s)
 set +e
-timeout --foreground -k 5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 | tr -d '\r' >> "$out"
+# line by line into the log, and what the job reports onto stderr as it
+# comes, so that a long run shows progress
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
+	stdbuf -oL tr -d '\r' | tee -a "$out" |
+	grep --line-buffered -o -E '@@(RUN|LAB-ERROR) .*' | sed -u 's/^/[guest] /' >&2
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(( $(date +%s) - start ))
@@ -75,7 +79,7 @@ tail_console() {
 	tail -n 40 "$out" >&2
 	echo "-------------------------------" >&2
 }
-if grep -q '^@@LAB-DONE rc=0$' "$out"; then
+if grep -q '@@LAB-DONE rc=0$' "$out"; then
 	log "job $job done in ${elapsed}s ($accel)"
 	exit 0
 fi
@@ -85,8 +89,8 @@ fi
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	tail_console; die "guest hung: no result after ${timeout}s (job $job), killed"
 fi
-if grep -q '^@@LAB-DONE rc=' "$out"; then
-	tail_console; die "job $job failed in the guest ($(grep -m1 '^@@LAB-DONE' "$out"))"
+if grep -q '@@LAB-DONE rc=' "$out"; then
+	tail_console; die "job $job failed in the guest ($(grep -m1 -o '@@LAB-DONE.*' "$out"))"
 fi
 tail_console
 die "guest ended without finishing job $job (qemu exit $qrc)"

@@ -16,10 +16,10 @@ def parse(path):
     results, rc, inside = {}, None, False
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
-        if line.startswith("@@TAP-BEGIN"):
+        if "@@TAP-BEGIN" in line:
             inside = True
             continue
-        m = re.match(r"^@@TAP-END \S+ rc=(\d+)", line)
+        m = re.search(r"@@TAP-END \S+ rc=(\d+)", line)
         if m:
             rc = int(m.group(1))
             inside = False
