@@ -129,6 +129,13 @@ t_selftest() {
 	sed -n '/@@TAP-BEGIN/,/@@TAP-END/p' "$c"
 	python3 "$S/tap.py" "$c" --expect "$LAB/tests/selftest-expect.txt" "$v${of:++own}"
 }
+# Where the premise does not hold (tmpfs: no readahead), every case skips.
+t_selftest_tmpfs() {
+	local c=$T/selftest-tmpfs.console
+	run patched -j selftest -a "- /tmp" -t 600 -o "$c" || return 1
+	sed -n '/@@TAP-BEGIN/,/@@TAP-END/p' "$c"
+	python3 "$S/tap.py" "$c" --expect "$LAB/tests/selftest-expect.txt" tmpfs
+}
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
 	local d=$T/patch1
@@ -160,7 +167,8 @@ if check fetch-base t_fetch; then
 		check runner-junk-kernel t_badkernel
 		if grep -q '^patched ' "$LAB/tests/selftest-expect.txt" 2>/dev/null &&
 		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
-			[ $p = 0 ] && check selftest-patched t_selftest patched
+			[ $p = 0 ] && check selftest-patched t_selftest patched &&
+				check selftest-skips-on-tmpfs t_selftest_tmpfs
 			check selftest-base t_selftest base
 			# bisection: the first patch alone, with the final
 			# selftest and with its own
