@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
       sparse ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
-      python3-ply libcap-dev libnuma-dev apt ca-certificates"
+      python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates"
 
 missing=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null |
 	  awk '$NF != "installed" {print $1}')
