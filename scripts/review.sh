@@ -70,6 +70,21 @@ for frag in thp-off lru-gen-off; do
 	fi
 done
 
+echo "== make -C tools/testing/selftests TARGETS=mm"
+# as a kselftest user builds them (uapi headers from 'make headers' of the
+# patched build); the binaries land in the tree, ignored, and are removed
+make -s -C "$pat/src/tools/testing/selftests" TARGETS=mm \
+	KHDR_INCLUDES="-isystem $pat/obj/usr/include" -j"$(nproc)" \
+	> "$out/kselftest-mm.log" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ -x "$pat/src/tools/testing/selftests/mm/mmap_miss_recovery" ]; then
+	echo "  builds; warnings from mmap_miss_recovery.c: $(grep -c 'mmap_miss_recovery.c.*warning' "$out/kselftest-mm.log")"
+	grep -q 'mmap_miss_recovery.c.*warning' "$out/kselftest-mm.log" && bad=1
+else
+	echo "  FAILED (exit $rc), see $out/kselftest-mm.log"; bad=1
+fi
+git -C "$pat/src" clean -q -fdx tools/
+
 echo "== htmldocs SPHINXDIRS=mm"
 for v in base patched; do
 	make -s -C "$KROOT/$v/src" O="$out/docs-$v" SPHINXDIRS=mm htmldocs \
