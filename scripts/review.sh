@@ -87,6 +87,9 @@ git -C "$pat/src" clean -q -fdx tools/
 
 echo "== htmldocs SPHINXDIRS=mm"
 for v in base patched; do
+	# from scratch: an incremental build re-reads, and warns about, only
+	# what changed, which would make the counts incomparable
+	rm -rf "$out/docs-$v"
 	make -s -C "$KROOT/$v/src" O="$out/docs-$v" SPHINXDIRS=mm htmldocs \
 		> "$out/docs-$v.log" 2>&1
 	grep -E 'WARNING|ERROR' "$out/docs-$v.log" | sed "s|$KROOT/$v/src/||g" |
