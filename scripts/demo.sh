@@ -1,11 +1,14 @@
 #!/bin/bash
 # The main job: build base and patched, run the workloads on both in one
-# go, print the side-by-side table, write results/demo.{md,json}.
+# go, print the side-by-side table, write results/demo.{md,json}
+# (results/demo-small.* for DEMO_SCALE=small).
 #   DEMO_SCALE=full (seed geometry, default) or small (quick look)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 scale=${DEMO_SCALE:-full}
+name=demo
+[ "$scale" = full ] || name=demo-$scale
 S=$LAB/scripts
 bash "$S/deps.sh"
 bash "$S/fetch-base.sh"
@@ -24,11 +27,11 @@ log "warming the host's cache of $(basename "$disk")"
 cat "$disk" > /dev/null
 logs=()
 for v in base patched; do
-	log="$RESULTS/console-demo-$v.log"
+	log="$RESULTS/console-$name-$v.log"
 	log "running the $scale demo on $v"
 	bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j demo -a "$scale" \
 		-d "$disk" -m "$mem" -t "$timeout" -o "$log"
 	logs+=("$v=$log")
 done
-python3 "$S/report.py" "$RESULTS/demo" "${logs[@]}"
-log "wrote results/demo.md and results/demo.json"
+python3 "$S/report.py" "$RESULTS/$name" "${logs[@]}"
+log "wrote results/$name.md and results/$name.json"
