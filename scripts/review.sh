@@ -8,7 +8,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KROOT=$(kroot)
-base=$KROOT/base
 pat=$KROOT/patched
 [ -d "$pat/src" ] || die "no patched tree: run scripts/apply-series.sh"
 out=$BUILD/review
@@ -31,7 +30,8 @@ for p in "$LAB"/series/0*.patch; do
 done
 echo "  (UNKNOWN_COMMIT_ID not checked: the base has no upstream history)"
 
-# warnings V OBJ... : warnings of a forced rebuild of OBJ with make ARGS
+# warnings VARIANT W=1|C=1 OBJ...: count of warnings from building OBJ
+# in VARIANT's tree with that flag (the caller removes OBJ first)
 warnings() {
 	local v=$1 tag=$2
 	shift 2
