@@ -51,9 +51,19 @@ accel_why=$(pick_accel)
 accel=${accel_why%%[: ]*}
 log "accel: $accel_why"
 
-qemu=(qemu-system-x86_64 -accel "$accel" -m "$mem" -smp 2 -nographic
+# Under multi-threaded TCG a vCPU can run code translated before another
+# vCPU patched it: the kernel's int3-based text patching (static keys,
+# "sched_clock: Marking stable" at boot) then oopses on a stale int3, a few
+# boots in a hundred on a busy host. One TCG thread for both vCPUs keeps
+# the guest's view of its own code coherent; the workloads are
+# single-threaded, so it costs them little.
+qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nographic
       -no-reboot -kernel "$kernel" -initrd "$initrd")
-[ "$accel" = tcg ] && qemu+=(-cpu max) || qemu+=(-cpu host)
+if [ "$accel" = tcg ]; then
+	qemu+=(-accel "tcg,thread=${LAB_TCG_THREAD:-single}" -cpu max)
+else
+	qemu+=(-accel kvm -cpu host)
+fi
 if [ -n "$disk" ]; then
 	[ -f "$disk" ] || die "no disk image '$disk'"
 	qemu+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe,snapshot=on")
@@ -74,7 +84,16 @@ qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(( $(date +%s) - start ))
 
+# The last lines, and where the first kernel report starts when that is
+# further up: a panic often follows an earlier oops that explains it.
 tail_console() {
+	local first total
+	first=$(grep -n -m1 -E '(Oops|BUG|WARNING|Kernel panic)[: -]' "$out" | cut -d: -f1 || true)
+	total=$(wc -l < "$out")
+	if [ -n "$first" ] && [ "$first" -lt $((total - 40)) ]; then
+		echo "----- first kernel report ($out, line $first) -----" >&2
+		sed -n "$((first > 2 ? first - 2 : 1)),$((first + 24))p" "$out" >&2
+	fi
 	echo "----- console tail ($out) -----" >&2
 	tail -n 40 "$out" >&2
 	echo "-------------------------------" >&2
