@@ -18,12 +18,7 @@ mkdir -p "$obj" "$BUILD/$variant"
 frags=("$LAB/config/guest.config" "$@")
 for f in "${frags[@]}"; do [ -r "$f" ] || die "no config fragment $f"; done
 
-export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-export CCACHE_BASEDIR=$KROOT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
-export KBUILD_BUILD_TIMESTAMP="2026-01-01" KBUILD_BUILD_USER=mmlab KBUILD_BUILD_HOST=mmlab
-# uname -r tells the variant (and no "+" for a tree that is not a tag)
-MK=(make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc"
-    LOCALVERSION="-$variant" -j"$(nproc)")
+MK=(kmake "$variant" "$obj")
 
 # Reconfigure only when the fragments change, so that a rebuild after an
 # edit to mm/filemap.c stays incremental.

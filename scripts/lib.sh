@@ -26,6 +26,23 @@ base_env() {
 # objects between variants.
 kroot() { base_env; echo "$CACHE/k/$BASE_KEY"; }
 
+# kmake VARIANT OBJDIR MAKE_ARGS...: make in $KROOT/VARIANT/src, out of
+# tree in OBJDIR, as every lab kernel build does: ccache shared by all
+# variants (CCACHE_BASEDIR), a fixed build identity so that an unchanged
+# tree rebuilds nothing, and uname -r naming the variant (no "+" for a
+# tree that is not a tag). The caller sets KROOT; later MAKE_ARGS such as
+# CC=gcc override these.
+kmake() {
+	local v=$1 o=$2
+	shift 2
+	CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$KROOT \
+	CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G} \
+	KBUILD_BUILD_TIMESTAMP=2026-01-01 KBUILD_BUILD_USER=mmlab \
+	KBUILD_BUILD_HOST=mmlab \
+	make -s -C "$KROOT/$v/src" O="$o" ARCH=x86_64 CC="ccache gcc" \
+		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
+}
+
 # Fixed identities and dates so that commits, and therefore exported
 # patches, are the same on every machine and every run.
 export_git_ids() {

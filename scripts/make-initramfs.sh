@@ -31,7 +31,7 @@ build_selftest() {
 	# uapi headers of the tree under test, as 'make headers' gives them
 	if [ ! -f "$o/usr/include/linux/mman.h" ] ||
 	   [ "$o/usr/include/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
-		make -s -C "$s" O="$o" ARCH=x86_64 headers >/dev/null ||
+		kmake "$v" "$o" headers >/dev/null ||
 			die "make headers failed in $v"
 	fi
 	# linked with the helpers every mm selftest gets (see the mm Makefile)

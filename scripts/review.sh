@@ -13,7 +13,6 @@ pat=$KROOT/patched
 out=$BUILD/review
 mkdir -p "$out"
 bad=0
-export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$KROOT CCACHE_NOHASHDIR=1
 
 echo "== checkpatch --strict"
 # Run in the kernel tree, with Debian's python3 (python3-ply, for
@@ -36,8 +35,7 @@ warnings() {
 	local v=$1 tag=$2
 	shift 2
 	local objs=("$@")
-	make -s -C "$KROOT/$v/src" O="$KROOT/$v/obj" ARCH=x86_64 CC=gcc \
-		LOCALVERSION="-$v" $tag "${objs[@]}" > "$out/$v.$tag.log" 2>&1
+	kmake "$v" "$KROOT/$v/obj" CC=gcc $tag "${objs[@]}" > "$out/$v.$tag.log" 2>&1
 	grep -c 'warning:' "$out/$v.$tag.log"
 }
 objs=$(git -C "$pat/src" diff --name-only lab-base HEAD -- '*.c' |
@@ -60,9 +58,8 @@ for frag in thp-off lru-gen-off; do
 	cp "$pat/obj/.config" "$o/.config"
 	"$pat/src/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
 		"$LAB/config/$frag.config" >/dev/null 2>&1
-	make -s -C "$pat/src" O="$o" ARCH=x86_64 olddefconfig >/dev/null 2>&1
-	if make -s -C "$pat/src" O="$o" ARCH=x86_64 CC="ccache gcc" \
-		LOCALVERSION=-patched -j"$(nproc)" mm/ > "$o/build.log" 2>&1; then
+	kmake patched "$o" olddefconfig >/dev/null 2>&1
+	if kmake patched "$o" mm/ > "$o/build.log" 2>&1; then
 		echo "== $frag: mm/ builds, $(grep -c 'warning:' "$o/build.log") warnings"
 		grep -q warning: "$o/build.log" && bad=1
 	else
