@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
-      sparse ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
+      ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates"
 

@@ -9,18 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 APT=$CACHE/apt
-mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$CACHE/debs"
-: > "$APT/status"
-for s in $APT_SUITES; do
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $APT_MIRROR $s main"
-done > "$APT/sources.list"
-APTOPT=(-o "Dir::Etc::sourcelist=$APT/sources.list"
-	-o "Dir::Etc::sourceparts=/nonexistent"
-	-o "Dir::State::Lists=$APT/lists"
-	-o "Dir::State::status=$APT/status"
-	-o "Dir::Cache=$APT/cache"
-	-o "Debug::NoLocking=1"
-	-o "APT::Sandbox::User=root")
+mkdir -p "$CACHE/debs"
+private_apt "$APT" deb
 
 key_of() { echo "$1-$2" | tr '~:' '__'; }
 

@@ -43,6 +43,26 @@ kmake() {
 		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
 }
 
+# private_apt DIR KIND: set APTOPT to the options of a private apt setup in
+# DIR: its own sources.list (KIND "deb" or "deb-src" lines for $APT_SUITES),
+# lists, empty status and cache, so that the machine's apt configuration is
+# never read or changed.
+private_apt() {
+	local dir=$1 kind=$2 s
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	: > "$dir/status"
+	for s in $APT_SUITES; do
+		echo "$kind [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $APT_MIRROR $s main"
+	done > "$dir/sources.list"
+	APTOPT=(-o "Dir::Etc::sourcelist=$dir/sources.list"
+		-o "Dir::Etc::sourceparts=/nonexistent"
+		-o "Dir::State::Lists=$dir/lists"
+		-o "Dir::State::status=$dir/status"
+		-o "Dir::Cache=$dir/cache"
+		-o "Debug::NoLocking=1"
+		-o "APT::Sandbox::User=root")
+}
+
 # Fixed identities and dates so that commits, and therefore exported
 # patches, are the same on every machine and every run.
 export_git_ids() {
