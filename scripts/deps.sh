@@ -9,13 +9,15 @@ PKGS="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates"
 
-missing=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null |
-	  awk '$NF != "installed" {print $1}')
-# dpkg-query prints nothing for packages it has never heard of
+# One query per package: dpkg-query exits non-zero for a package that is
+# not installed, which is the case this script exists for, so its status
+# must not reach set -e or pipefail.
+missing=
 for p in $PKGS; do
-	dpkg-query -W "$p" >/dev/null 2>&1 || missing="$missing $p"
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || st=
+	[ "$st" = "install ok installed" ] || missing="$missing $p"
 done
-missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
+missing=${missing# }
 [ -z "${missing// }" ] && exit 0
 
 [ "$(id -u)" = 0 ] || die "missing packages ($missing) and not root to install them"
