@@ -1,10 +1,21 @@
 # Common settings and helpers for the lab scripts; source it, do not run it.
 # shellcheck shell=bash
 
-LAB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# An exported CDPATH makes cd print the directory it found, and so LAB two
+# lines; the lab never wants cd to search.
+unset CDPATH
+LAB=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../lab.conf
 . "$LAB/lab.conf"
 
+# A service may run us without HOME: take it from the password database
+# (as python's expanduser does, so report.py finds the same cache).
+if [ -z "${HOME:-}" ]; then
+	HOME=$(getent passwd "$(id -u)" | cut -d: -f6) || HOME=
+	[ -n "$HOME" ] || [ -n "${MMLAB_CACHE:-}${XDG_CACHE_HOME:-}" ] ||
+		{ printf '[lab] ERROR: %s\n' "HOME is not set and uid $(id -u) has no home directory: set MMLAB_CACHE" >&2; exit 1; }
+	export HOME
+fi
 CACHE=${MMLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mmlab}
 BUILD=$LAB/build
 RESULTS=${MMLAB_RESULTS:-$LAB/results}
