@@ -1,13 +1,16 @@
 #!/bin/bash
 # Install the host packages the lab needs (Debian 12, as root). Quick and
-# silent when they are all there already.
+# silent when they are all there already; otherwise says what it installs,
+# and, when apt cannot install one, which one and apt's error.
+#   MMLAB_DEPS_PKGS="pkg ..." replaces the list (for tests)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKGS="make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
+PKGS=${MMLAB_DEPS_PKGS:-"make gcc libc6-dev git flex bison bc libelf-dev libssl-dev dwarves
       ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
-      python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates"
+      python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates
+      util-linux"}
 
 # One query per package: dpkg-query exits non-zero for a package that is
 # not installed, which is the case this script exists for, so its status
@@ -18,12 +21,32 @@ for p in $PKGS; do
 	[ "$st" = "install ok installed" ] || missing="$missing $p"
 done
 missing=${missing# }
-[ -z "${missing// }" ] && exit 0
+[ -n "$missing" ] || exit 0
 
-[ "$(id -u)" = 0 ] || die "missing packages ($missing) and not root to install them"
-log "installing: $missing"
+[ "$(id -u)" = 0 ] ||
+	die "missing packages: $missing; run as root, or install them with: apt-get install $missing"
+log "installing missing packages with apt-get: $missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq || die "apt-get update failed"
+apt_get_update "deps"
+
+# apt_errors OUTPUT: apt's error lines (or its last lines when it printed
+# none), indented
+apt_errors() {
+	local e
+	e=$(grep -E '^(E|W):' <<<"$1") || e=$(tail -n 5 <<<"$1")
+	sed 's/^/    /' <<<"$e"
+}
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-	die "apt-get install failed for: $missing"
+if ! out=$(apt-get install -y -q --no-install-recommends $missing 2>&1); then
+	# apt installs all or nothing: find which ones it cannot install
+	failed=
+	for p in $missing; do
+		if ! out=$(apt-get install -y -q --no-install-recommends "$p" 2>&1); then
+			failed="$failed $p"
+			warn "apt-get install $p failed:"
+			apt_errors "$out" >&2
+		fi
+	done
+	[ -z "$failed" ] || die "could not install:$failed (apt's errors above)"
+fi
+log "installed: $missing"

@@ -24,20 +24,28 @@ if [ -r "$CACHE/base.env" ]; then
 fi
 
 log "updating private package lists ($APT_SUITES)"
-apt-get "${APTOPT[@]}" -qq update || die "apt-get update (private lists) failed"
+apt_get_update "private package lists ($APT_SUITES)" "${APTOPT[@]}"
 
+# Versions of a package in the private lists, one a line; none (and no
+# failure) for a package the archive does not have.
 versions_of() {
-	apt-cache "${APTOPT[@]}" madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}'
+	local out
+	out=$(apt-cache "${APTOPT[@]}" madison "$1" 2>/dev/null) || out=
+	awk -F'|' 'NF > 2 {gsub(/ /,"",$2); print $2}' <<<"$out"
 }
 
 pkg=$BASE_PKG ver=
 pinned=yes
-if versions_of "$BASE_PKG" | grep -qxF "$BASE_VERSION"; then
+# a variable, not a pipe into grep -q: grep leaving early would fail the
+# writer with SIGPIPE, and pipefail would take that for "not there"
+have=$(versions_of "$BASE_PKG")
+if grep -qxF "$BASE_VERSION" <<<"$have"; then
 	ver=$BASE_VERSION
 else
 	pinned=no
 	# newest linux-source-7.3* that the archive has
-	cand=$(apt-cache "${APTOPT[@]}" pkgnames "$BASE_PKG" 2>/dev/null | sort -V | tail -1)
+	cand=$(apt-cache "${APTOPT[@]}" pkgnames "$BASE_PKG" 2>/dev/null) || cand=
+	cand=$(sort -V <<<"$cand" | tail -1)
 	if [ -n "$cand" ]; then
 		pkg=$cand
 		ver=$(versions_of "$pkg" | sort -V | tail -1)
@@ -55,20 +63,36 @@ fi
 
 key=$(key_of "$pkg" "$ver")
 deb=$CACHE/debs/${pkg}_${ver}_all.deb
+src=$CACHE/k/$key/base/src
+# Left behind by a run that failed half-way: the partial download, the
+# unpacked tarball, a tree without its lab-base tag.
+cleanup() {
+	rm -rf "$CACHE/k/$key/tmp" "$APT/cache/archives/partial"/*
+	rm -f "$APT/cache/archives/${pkg}_"*"_all.deb"
+	if [ -d "$src" ] && ! git -C "$src" rev-parse -q --verify lab-base >/dev/null 2>&1; then
+		rm -rf "$src"
+	fi
+}
+trap 'rc=$?; [ $rc = 0 ] || cleanup; exit $rc' EXIT
 if [ ! -s "$deb" ]; then
+	# the .deb is about 160 MiB
+	need_space "$CACHE/debs" 512 "downloading $pkg"
 	log "downloading $pkg=$ver"
 	(cd "$APT/cache/archives" && apt-get "${APTOPT[@]}" -qq download "$pkg=$ver") ||
 		die "download of $pkg=$ver failed"
 	mv "$APT/cache/archives/${pkg}_"*"_all.deb" "$deb"
 fi
 
-src=$CACHE/k/$key/base/src
 if ! git -C "$src" rev-parse -q --verify lab-base >/dev/null 2>&1; then
-	log "unpacking $deb"
+	# the unpacked tarball on the way, the tree (1.4 GiB) and its git
+	# objects before they are packed
 	rm -rf "$src" "$CACHE/k/$key/tmp"
+	need_space "$CACHE/k" 4096 "unpacking $pkg into a git tree"
+	log "unpacking $deb"
 	mkdir -p "$CACHE/k/$key/tmp" "$src"
 	dpkg-deb -x "$deb" "$CACHE/k/$key/tmp"
-	tarball=$(ls "$CACHE/k/$key/tmp"/usr/src/linux-source-*.tar.*)
+	tarball=$(ls "$CACHE/k/$key/tmp"/usr/src/linux-source-*.tar.* 2>/dev/null) ||
+		die "$deb has no usr/src/linux-source-*.tar.*"
 	tar -xf "$tarball" -C "$src" --strip-components=1
 	rm -rf "$CACHE/k/$key/tmp"
 

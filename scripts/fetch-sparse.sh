@@ -17,8 +17,10 @@ done
 APT=$CACHE/apt-src
 private_apt "$APT" deb-src
 log "sparse: updating private source lists ($APT_SUITES)"
-apt-get "${APTOPT[@]}" -qq update || die "apt-get update (private source lists) failed"
-versions=$(apt-cache "${APTOPT[@]}" showsrc sparse 2>/dev/null | awk '/^Version:/ {print $2}')
+apt_get_update "private source lists ($APT_SUITES)" "${APTOPT[@]}"
+# showsrc fails when the archive has no sparse: that is the "none" case
+versions=$(apt-cache "${APTOPT[@]}" showsrc sparse 2>/dev/null) || versions=
+versions=$(awk '/^Version:/ {print $2}' <<<"$versions")
 ver=$SPARSE_SRC_VERSION
 if ! grep -qxF "$ver" <<<"$versions"; then
 	ver=$(sort -V <<<"$versions" | tail -1)
@@ -31,8 +33,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && apt-get "${APTOPT[@]}" -qq source --download-only "sparse=$ver") \
 	>/dev/null 2>&1 || die "could not download the sparse $ver source package"
-tar -C "$work" -xf "$(ls "$work"/sparse_*.orig.tar.*)"
-src=$(ls -d "$work"/sparse-*/)
+orig=$(ls "$work"/sparse_*.orig.tar.* 2>/dev/null) || die "the sparse $ver source package has no orig tarball"
+tar -C "$work" -xf "$orig"
+src=$(ls -d "$work"/sparse-*/ 2>/dev/null) || die "the sparse $ver tarball has no sparse-*/ directory"
 log "sparse: building $ver"
 make -C "$src" -j"$(nproc)" sparse > "$work/build.log" 2>&1 ||
 	{ tail -20 "$work/build.log" >&2; die "building sparse $ver failed"; }

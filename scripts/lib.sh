@@ -74,6 +74,47 @@ private_apt() {
 		-o "APT::Sandbox::User=root")
 }
 
+# free_mib DIR: MiB free on DIR's file system (MMLAB_FREE_MIB overrides it,
+# for tests); empty when df cannot tell.
+free_mib() {
+	if [ -n "${MMLAB_FREE_MIB:-}" ]; then echo "$MMLAB_FREE_MIB"; return; fi
+	df -Pm -- "$1" 2>/dev/null | awk 'NR == 2 {print $4}' || true
+}
+
+# need_space DIR MIB WHAT: die, saying how much is needed and how much is
+# free, unless DIR's file system has MIB MiB free for WHAT.
+need_space() {
+	local dir=$1 need=$2 what=$3 free
+	mkdir -p "$dir"
+	free=$(free_mib "$dir")
+	if [ -z "$free" ]; then
+		warn "cannot tell the free space in $dir; $what needs about $need MiB"
+		return 0
+	fi
+	[ "$free" -ge "$need" ] ||
+		die "not enough disk space: $what needs about $need MiB in $dir, only $free MiB free there"
+}
+
+# apt_get_update WHAT APT-GET-OPTIONS...: apt-get update, quietly; on
+# failure die with apt's errors, and say so when the reason is a Release
+# file past its Valid-Until date: the mirror these machines reach can serve
+# such files, and apt refuses them unless Acquire::Check-Valid-Until is
+# "false" (the private setups read the machine's apt.conf.d, so they follow
+# the machine's setting).
+apt_get_update() {
+	local what=$1 out errs cvu
+	shift
+	if out=$(apt-get "$@" -q update 2>&1); then return 0; fi
+	errs=$(grep -E '^(E|W|Err):' <<<"$out" | sort -u | head -20) || errs=
+	[ -n "$errs" ] || errs=$(tail -n 10 <<<"$out")
+	printf '%s\n' "$errs" | sed 's/^/    /' >&2
+	if grep -q -E 'is expired|is no longer valid|Valid-Until' <<<"$out"; then
+		cvu=$(apt-config dump Acquire::Check-Valid-Until 2>/dev/null | grep -m1 . || true)
+		die "$what: apt-get update failed because a Release file has expired (above). apt refuses Release files past their Valid-Until date unless Acquire::Check-Valid-Until is \"false\" (this machine's apt configuration: ${cvu:-not set, so true}); if this mirror is known to serve old Release files, set it in /etc/apt/apt.conf.d/"
+	fi
+	die "$what: apt-get update failed (apt's errors above)"
+}
+
 # Fixed identities and dates so that commits, and therefore exported
 # patches, are the same on every machine and every run.
 export_git_ids() {
