@@ -1,0 +1,15 @@
+#!/bin/sh
+# The Fixes experiment (scripts/fixes-experiment.sh): the two traps, on the
+# check disk (big.bin 1 GiB, thp.bin 512 MiB), on each lab kernel variant.
+cd /mnt || exit 1
+fail=0
+run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=1; }; }
+
+# patch 1's trap: 100 random faults in [768 MiB, 1 GiB), then
+# [512 MiB, 768 MiB) in order; N=0 is the control
+for n in 0 100; do
+	run seq-after-random -f big.bin -n $n -k 128 -s 512 -l 256 -r 768
+done
+# patch 2's trap: a 512 MiB MADV_HUGEPAGE file, last page first
+run thp-order -f thp.bin -D -k 8192 -l 512
+exit $fail

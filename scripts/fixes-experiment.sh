@@ -1,0 +1,30 @@
+#!/bin/bash
+# Which upstream commit made each trap reachable? Lab-only kernel variants
+# (variants/exp-*/, never part of series/) undo one upstream change each in
+# 7.3-rc7; the two traps run on base and on each of them, in one go.
+#   fixes-experiment.sh   -> results/fixes.{md,json}
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+S=$LAB/scripts
+VARIANTS="exp-per-page exp-tried-hits exp-thp-free"
+bash "$S/fetch-base.sh"
+bash "$S/build-kernel.sh" base
+for v in $VARIANTS; do
+	bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v"
+	bash "$S/build-kernel.sh" "$v"
+done
+[ -f "$BUILD/initramfs.cpio" ] || bash "$S/make-initramfs.sh" patched
+disk=$(bash "$S/make-disk.sh" check)
+
+mkdir -p "$RESULTS"
+logs=()
+for v in base $VARIANTS; do
+	log=$RESULTS/console-fixes-$v.log
+	log "Fixes experiment on $v"
+	bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j fixes -d "$disk" \
+		-m 2G -t 1800 -o "$log"
+	logs+=("$v=$log")
+done
+python3 "$S/report.py" "$RESULTS/fixes" "${logs[@]}"
+log "wrote results/fixes.md and results/fixes.json"
