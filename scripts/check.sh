@@ -96,6 +96,33 @@ t_broken() {
 		bash "$S/apply-series.sh" -v lab-broken "$d"
 }
 
+# --- the lab's steps on stubs and a toy kernel tree (no network) -------------
+# stubs DIR NAME...: DIR holds the named stubs of tests/data/stubs; put it
+# first in PATH
+stubs() {
+	local d=$1 s
+	shift
+	mkdir -p "$d"
+	for s in "$@"; do ln -sf "$LAB/tests/data/stubs/$s" "$d/$s"; done
+}
+
+t_kvm_probe_stdin() {
+	local d=$T/kvm-probe
+	stubs "$d/bin" qemu-system-x86_64
+	: > "$d/kvm"; : > "$d/k"; : > "$d/i"; : > "$d/qemu.log"
+	# a pipe on stdin stands for the terminal: the probe must not get it
+	PATH=$d/bin:$PATH STUB_LOG=$d/qemu.log MMLAB_CACHE=$d/cache \
+		LAB_KVM_DEV=$d/kvm LAB_PVM_DIR=/nonexistent LAB_ACCEL=auto \
+		bash "$S/run-guest.sh" -k "$d/k" -i "$d/i" -j hello -t 20 -o "$d/console" \
+		< <(sleep 5)
+	local rc=$?
+	cat "$d/qemu.log"
+	[ $rc = 0 ] || return 1
+	grep "accel kvm -m 256M" "$d/qemu.log" | grep -q "^qemu /dev/null " ||
+		{ echo "the KVM probe's stdin is not /dev/null"; return 1; }
+	[ "$(cat "$d/cache/accel.kvm")" = 1 ]
+}
+
 # --- kernels, guest --------------------------------------------------------
 t_build() { bash "$S/build-kernel.sh" "$1"; }
 # one initramfs for all kernels; with patch1's own selftest when it is built
@@ -155,6 +182,7 @@ echo "TAP version 13"
 check deps bash "$S/deps.sh"
 check report-parser t_report
 check tap-parser t_tap
+check runner-kvm-probe-stdin t_kvm_probe_stdin
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
 	check series-roundtrip t_roundtrip

@@ -31,17 +31,24 @@ pick_accel() {
 	tcg) echo "tcg forced by LAB_ACCEL"; return ;;
 	kvm) echo "kvm forced by LAB_ACCEL"; return ;;
 	esac
-	if [ ! -w /dev/kvm ]; then echo "tcg: no usable /dev/kvm"; return; fi
-	if [ -d /sys/module/kvm_pvm ]; then
+	# (LAB_KVM_DEV and LAB_PVM_DIR only for the lab's own tests)
+	local kvm=${LAB_KVM_DEV:-/dev/kvm} pvm=${LAB_PVM_DIR:-/sys/module/kvm_pvm}
+	if [ ! -w "$kvm" ]; then echo "tcg: no usable /dev/kvm"; return; fi
+	if [ -d "$pvm" ]; then
 		echo "tcg: /dev/kvm is PVM (kvm_pvm loaded), which hangs stock kernels"
 		return
 	fi
 	local memo=$CACHE/accel.kvm
 	if [ ! -f "$memo" ]; then
 		local probe
+		# stdin from /dev/null, as for the real run: QEMU -nographic
+		# puts a terminal on stdin in raw mode, and timeout runs it in
+		# a background process group, where that stops it (SIGTTOU):
+		# the probe would print nothing and KVM be given up for good
 		probe=$(timeout 20 qemu-system-x86_64 -accel kvm -m 256M -nographic \
 			-no-reboot -kernel "$kernel" -append "console=ttyS0 panic=-1 lab.job=none" \
-			-initrd "$initrd" 2>/dev/null | grep -m1 -c "Linux version" || true)
+			-initrd "$initrd" < /dev/null 2>/dev/null | grep -m1 -c "Linux version" || true)
+		mkdir -p "$CACHE"
 		echo "${probe:-0}" > "$memo"
 	fi
 	if [ "$(cat "$memo")" = 1 ]; then echo "kvm: probe boot printed a kernel banner"
