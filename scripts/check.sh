@@ -106,6 +106,38 @@ stubs() {
 	for s in "$@"; do ln -sf "$LAB/tests/data/stubs/$s" "$d/$s"; done
 }
 
+# deps.sh on stubs of dpkg-query and apt-get: zstd and rsync "missing",
+# rsync not installable. Nothing is really installed.
+t_deps_installs() {
+	local d=$T/deps-installs rc
+	stubs "$d/bin" dpkg-query apt-get id
+	: > "$d/apt.log"
+	PATH=$d/bin:$PATH STUB_LOG=$d/apt.log STUB_MISSING="zstd" \
+		MMLAB_DEPS_PKGS="make zstd xz-utils" bash "$S/deps.sh" > "$d/out" 2>&1
+	rc=$?
+	cat "$d/out"; echo "--- apt-get calls:"; cat "$d/apt.log"
+	grep -q "install.* zstd" "$d/apt.log" || { echo "deps.sh never asked apt-get to install zstd"; return 1; }
+	grep -q "install.* \(make\|xz-utils\)" "$d/apt.log" && { echo "deps.sh installs what is there"; return 1; }
+	grep -q "installing.*zstd" "$d/out" || { echo "deps.sh does not say what it installs"; return 1; }
+	[ $rc = 0 ] || { echo "deps.sh failed (exit $rc)"; return 1; }
+}
+t_deps_uninstallable() {
+	local d=$T/deps-uninstallable rc
+	stubs "$d/bin" dpkg-query apt-get id
+	PATH=$d/bin:$PATH STUB_MISSING="zstd rsync" STUB_BROKEN="rsync" \
+		MMLAB_DEPS_PKGS="make zstd rsync" \
+		expect_fail "could not install: rsync" bash "$S/deps.sh" > "$d/out" 2>&1
+	rc=$?
+	cat "$d/out"
+	[ $rc = 0 ] || return 1
+	grep -q "Unable to locate package rsync" "$d/out" || { echo "apt's error is not shown"; return 1; }
+}
+t_fetch_expired() {
+	local d=$T/fetch-expired
+	stubs "$d/bin" apt-get
+	PATH=$d/bin:$PATH STUB_EXPIRED=1 MMLAB_CACHE=$d/cache \
+		expect_fail "Acquire::Check-Valid-Until" bash "$S/fetch-base.sh"
+}
 t_kvm_probe_stdin() {
 	local d=$T/kvm-probe
 	stubs "$d/bin" qemu-system-x86_64
@@ -121,6 +153,14 @@ t_kvm_probe_stdin() {
 	grep "accel kvm -m 256M" "$d/qemu.log" | grep -q "^qemu /dev/null " ||
 		{ echo "the KVM probe's stdin is not /dev/null"; return 1; }
 	[ "$(cat "$d/cache/accel.kvm")" = 1 ]
+}
+t_lib_env() {
+	local out
+	# as make runs the scripts: relative to the checkout, where an
+	# exported CDPATH with "." in it makes cd print what it found
+	out=$(cd "$LAB" && env -u HOME CDPATH=/nonexistent:. bash -c 'set -euo pipefail; . scripts/lib.sh; echo "LAB=$LAB"; echo "CACHE=$CACHE"') || return 1
+	echo "$out"
+	[ "$(grep -c . <<<"$out")" = 2 ] && grep -qx "LAB=$LAB" <<<"$out" && grep -q "^CACHE=/" <<<"$out"
 }
 
 # --- kernels, guest --------------------------------------------------------
@@ -182,6 +222,10 @@ echo "TAP version 13"
 check deps bash "$S/deps.sh"
 check report-parser t_report
 check tap-parser t_tap
+check deps-installs-missing t_deps_installs
+check deps-names-uninstallable t_deps_uninstallable
+check lib-without-home-with-cdpath t_lib_env
+check fetch-names-expired-release t_fetch_expired
 check runner-kvm-probe-stdin t_kvm_probe_stdin
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
