@@ -35,18 +35,27 @@ done
 stamp=$( (echo "$variant"; git -C "$repo" rev-parse lab-base
 	  for p in "${patches[@]}"; do sha256sum "$p"; done) | sha256sum | cut -c1-16)
 applied=$KROOT/$variant/.lab-applied
-if [ -d "$src" ] && [ -f "$applied" ]; then
-	# Work done in the tree and not exported yet must not be lost.
-	if [ "$(sed -n 2p "$applied")" != "$(git -C "$src" rev-parse HEAD)" ] ||
-	   ! git -C "$src" diff --quiet HEAD; then
-		[ "${FORCE:-0}" = 1 ] ||
-			die "$variant: $src has commits or changes that are not in the patches (export them with 'make export', or discard them with FORCE=1)"
-	elif [ "$(sed -n 1p "$applied")" = "$stamp" ]; then
-		log "$variant: already lab-base + ${#patches[@]} patch(es)"
-		exit 0
+# Work done in the tree and not exported yet must not be lost. The stamp
+# says which patches the tree was made from and what HEAD was then; when
+# HEAD has moved since (or the stamp is from an older lab, without HEAD),
+# the commits may be work in progress or may be what was just exported to
+# the patches: which one is known once the patches are applied (below).
+compare=no
+if [ -d "$src" ] && [ -e "$src/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	git -C "$src" diff --quiet HEAD ||
+		die "$variant: $src has changes that are not committed, so not in the patches (commit them and 'make export', or discard them with FORCE=1)"
+	if [ -f "$applied" ] && [ "$(sed -n 2p "$applied")" = "$(git -C "$src" rev-parse HEAD)" ]; then
+		if [ "$(sed -n 1p "$applied")" = "$stamp" ]; then
+			log "$variant: already lab-base + ${#patches[@]} patch(es)"
+			exit 0
+		fi
+	else
+		compare=yes
 	fi
+	untracked=$(git -C "$src" ls-files --others --exclude-standard)
+	[ -z "$untracked" ] ||
+		die "$variant: $src has untracked files, which making the tree anew would delete: $(echo $untracked | cut -c1-300) (commit them, move them away, or delete them with FORCE=1)"
 fi
-
 # git am runs in a scratch work tree shared by all variants, so that a patch
 # that does not apply never leaves a variant half-done; the variant then
 # moves to the result, and git rewrites only the files that differ, which
@@ -74,10 +83,26 @@ for p in "${patches[@]}"; do
 done
 head=$(git rev-parse HEAD)
 
+# commits_of REV: what makes lab-base..REV the same series: each commit's
+# tree, author, date and message (not the committer, which git am sets)
+commits_of() {
+	git -C "$repo" log --reverse --format='%T %an <%ae> %at%n%B%n--' "lab-base..$1"
+}
+if [ "$compare" = yes ]; then
+	if [ "$(commits_of "$head")" != "$(commits_of "$(git -C "$src" rev-parse HEAD)")" ]; then
+		die "$variant: $src has commits that are not in the patches (export them with 'make export', or discard them with FORCE=1)"
+	fi
+	log "$variant: the tree's commits are the patches' (exported)"
+fi
+
 worktree "$src"
 rm -f "$applied"
 cd "$src"
 git checkout -q -f -B "$variant" "$head"
+# -x: build products and other ignored files go too; untracked files were
+# refused above unless FORCE=1
+ignored=$(git clean -n -d -X | sed 's/^Would remove //')
+[ -z "$ignored" ] || log "$variant: removing ignored files: $(echo $ignored | cut -c1-200)"
 git clean -q -fdx
 
 # Keep the cover letter's subject and text as the branch description, so

@@ -105,6 +105,68 @@ stubs() {
 	mkdir -p "$d"
 	for s in "$@"; do ln -sf "$LAB/tests/data/stubs/$s" "$d/$s"; done
 }
+# fake_base DIR: a cache in DIR/cache whose base tree is a toy kernel
+# (a Makefile that plays kbuild, mm/filemap.c, merge_config.sh), tagged
+# lab-base, and a two-patch series for it in DIR/series; prints nothing.
+fake_base() {
+	local d=$1 src=$1/cache/k/toy/base/src
+	mkdir -p "$src/mm" "$src/scripts/kconfig"
+	cat > "$d/cache/base.env" <<-EOT
+	BASE_PKG_USED=linux-source-toy
+	BASE_VERSION_USED=1
+	BASE_PINNED=yes
+	BASE_KEY=toy
+	BASE_KERNELVERSION=7.3.0-toy
+	BASE_FILEMAP_BLOB=0
+	EOT
+	# kbuild's part: tinyconfig, olddefconfig (THP_MADVISE needs THP, and
+	# CONFIG_LAB_NO_SUCH_OPTION does not exist), bzImage
+	cat > "$src/Makefile" <<-'EOT'
+	.RECIPEPREFIX = >
+	O ?= .
+	tinyconfig:
+	> printf 'CONFIG_64BIT=y\n# CONFIG_TRANSPARENT_HUGEPAGE is not set\n' > $(O)/.config
+	olddefconfig:
+	> if grep -q '^# CONFIG_TRANSPARENT_HUGEPAGE is not set' $(O)/.config; then sed -i '/CONFIG_TRANSPARENT_HUGEPAGE_MADVISE/d' $(O)/.config; fi
+	> sed -i '/CONFIG_LAB_NO_SUCH_OPTION/d' $(O)/.config
+	bzImage:
+	> mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	> echo toy > $(O)/arch/x86/boot/bzImage
+	> echo 7.3.0-toy > $(O)/include/config/kernel.release
+	EOT
+	# merge_config.sh -m -O DIR CONFIG FRAGMENT...: the last setting wins
+	cat > "$src/scripts/kconfig/merge_config.sh" <<-'EOT'
+	#!/bin/sh
+	cfg=$4; shift 3
+	awk '/^CONFIG_/ { o = $0; sub(/=.*/, "", o) }
+	     /^# CONFIG_.* is not set/ { o = $2 }
+	     o != "" { if (!(o in v)) ord[++n] = o; v[o] = $0; o = "" }
+	     END { for (i = 1; i <= n; i++) print v[ord[i]] }' "$@" > "$cfg.new"
+	mv "$cfg.new" "$cfg"
+	EOT
+	chmod +x "$src/scripts/kconfig/merge_config.sh"
+	printf 'int filemap;\n' > "$src/mm/filemap.c"
+	(
+		cd "$src" || exit 1
+		export_git_ids
+		export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
+		git init -q -b base && git add -A && git commit -q -m toy &&
+		git tag lab-base && git checkout -q -b dev &&
+		printf 'int filemap = 1;\n' > mm/filemap.c && git commit -q -a -m "mm: one" &&
+		printf 'int readahead;\n' > mm/readahead.c && git add mm/readahead.c &&
+		git commit -q -m "mm: two" -m "Body of two." &&
+		git config branch.dev.description "$(printf 'toy series\n\nCover text.')" &&
+		git -c core.abbrev=12 format-patch -q --cover-letter \
+			--cover-from-description=subject -o "$d/series" lab-base..dev &&
+		git checkout -q base && git branch -q -D dev
+	) > "$d/fake-base.log" 2>&1 || { cat "$d/fake-base.log"; return 1; }
+}
+# in_fake DIR CMD...: CMD with the fake cache and build directory of DIR
+in_fake() {
+	local d=$1
+	shift
+	MMLAB_CACHE=$d/cache MMLAB_BUILD=$d/build "$@"
+}
 
 # deps.sh on stubs of dpkg-query and apt-get: zstd and rsync "missing",
 # rsync not installable. Nothing is really installed.
@@ -153,6 +215,40 @@ t_kvm_probe_stdin() {
 	grep "accel kvm -m 256M" "$d/qemu.log" | grep -q "^qemu /dev/null " ||
 		{ echo "the KVM probe's stdin is not /dev/null"; return 1; }
 	[ "$(cat "$d/cache/accel.kvm")" = 1 ]
+}
+# The README's workflow: amend in the work tree, make export, make demo.
+t_apply_after_export() {
+	local d=$T/apply-export src
+	fake_base "$d" || return 1
+	src=$d/cache/k/toy/patched/src
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	(cd "$src" && printf 'int filemap = 2;\n' > mm/filemap.c &&
+	 GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x git commit -q -a --amend --no-edit) || return 1
+	expect_fail "not in the patches" in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	in_fake "$d" env SERIES_OUT="$d/series" bash "$S/export-series.sh" || return 1
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	grep -q "filemap = 2" "$src/mm/filemap.c" || return 1
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" 2>&1 | grep "already"
+}
+# A cache from an older lab: .lab-applied has the stamp only.
+t_apply_old_stamp() {
+	local d=$T/apply-old-stamp
+	fake_base "$d" || return 1
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	echo 0123456789abcdef > "$d/cache/k/toy/patched/.lab-applied"
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series"
+}
+t_apply_untracked() {
+	local d=$T/apply-untracked src
+	fake_base "$d" || return 1
+	src=$d/cache/k/toy/patched/src
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	echo notes > "$src/my-notes.txt"
+	sed -i 's/Body of two./Body of two, changed./' "$d"/series/0002-*.patch
+	expect_fail "untracked files.*my-notes.txt" in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	[ -f "$src/my-notes.txt" ] || { echo "my-notes.txt was deleted"; return 1; }
+	FORCE=1 in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	[ ! -e "$src/my-notes.txt" ]
 }
 t_lib_env() {
 	local out
@@ -227,6 +323,9 @@ check deps-names-uninstallable t_deps_uninstallable
 check lib-without-home-with-cdpath t_lib_env
 check fetch-names-expired-release t_fetch_expired
 check runner-kvm-probe-stdin t_kvm_probe_stdin
+check apply-after-export t_apply_after_export
+check apply-old-stamp t_apply_old_stamp
+check apply-refuses-untracked t_apply_untracked
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
 	check series-roundtrip t_roundtrip

@@ -17,7 +17,7 @@ if [ -z "${HOME:-}" ]; then
 	export HOME
 fi
 CACHE=${MMLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mmlab}
-BUILD=$LAB/build
+BUILD=${MMLAB_BUILD:-$LAB/build}
 RESULTS=${MMLAB_RESULTS:-$LAB/results}
 
 log()  { printf '[lab] %s\n' "$*" >&2; }
