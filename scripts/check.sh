@@ -250,6 +250,39 @@ t_apply_untracked() {
 	FORCE=1 in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
 	[ ! -e "$src/my-notes.txt" ]
 }
+t_export_user_config() {
+	local d=$T/export-config
+	fake_base "$d" || return 1
+	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	in_fake "$d" env SERIES_OUT="$d/clean" bash "$S/export-series.sh" || return 1
+	mkdir -p "$d/home"
+	cat > "$d/home/.gitconfig" <<-'EOT'
+	[user]
+		name = Some User
+		email = user@example.org
+	[diff]
+		noprefix = true
+		mnemonicPrefix = true
+		algorithm = histogram
+		context = 5
+	[color]
+		ui = always
+	[format]
+		signature = sent from my lab
+		numbered = true
+		subjectPrefix = RFC
+		coverLetter = false
+		useAutoBase = true
+		signOff = true
+		headers = X-Test: 1
+	EOT
+	HOME=$d/home XDG_CONFIG_HOME=$d/home/.config in_fake "$d" \
+		env SERIES_OUT="$d/user" bash "$S/export-series.sh" || return 1
+	diff -ru "$d/clean" "$d/user" | head -40
+	diff -rq "$d/clean" "$d/user" >/dev/null || { echo "the user's git config changed the export"; return 1; }
+	# and it applies: a fresh work tree from it
+	in_fake "$d" bash "$S/apply-series.sh" -v again "$d/user"
+}
 t_lib_env() {
 	local out
 	# as make runs the scripts: relative to the checkout, where an
@@ -326,6 +359,7 @@ check runner-kvm-probe-stdin t_kvm_probe_stdin
 check apply-after-export t_apply_after_export
 check apply-old-stamp t_apply_old_stamp
 check apply-refuses-untracked t_apply_untracked
+check export-ignores-user-git-config t_export_user_config
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
 	check series-roundtrip t_roundtrip

@@ -15,19 +15,39 @@ n=$(git -C "$src" rev-list --count lab-base..HEAD)
 git -C "$src" diff --quiet HEAD || die "$variant has uncommitted changes: commit them first"
 
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 out=${SERIES_OUT:-$LAB/series}
+# The patches must not depend on who exports them: the user's and the
+# system's git configuration can change what format-patch writes
+# (diff.noprefix, diff.mnemonicPrefix, color.ui=always, diff.algorithm,
+# format.*), and then the series no longer applies or no longer exports
+# byte for byte the same. So format-patch reads only the work tree's own
+# configuration (the branch description) and fixed options; the user's
+# name and address stay available, for a sign-off.
+uname=$(git -C "$src" config user.name) || uname=
+uemail=$(git -C "$src" config user.email) || uemail=
+gitx() {
+	env -u GIT_CONFIG_PARAMETERS -u GIT_CONFIG_COUNT -u GIT_DIFF_OPTS \
+	    -u GIT_EXTERNAL_DIFF GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+	git -C "$src" ${uname:+-c "user.name=$uname"} ${uemail:+-c "user.email=$uemail"} \
+		-c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+		-c color.ui=never -c diff.algorithm=myers -c diff.relative=false \
+		-c diff.renames=true -c diff.context=3 -c diff.interHunkContext=0 \
+		-c diff.suppressBlankEmpty=false -c core.quotePath=true \
+		"$@"
+}
 # The cover letter takes its sender and date from the committer: make them
 # the last commit's author and date, so that it is from the series' author
 # and an unchanged series exports byte for byte the same.
 GIT_COMMITTER_NAME=$(git -C "$src" log -1 --format=%an HEAD) \
 GIT_COMMITTER_EMAIL=$(git -C "$src" log -1 --format=%ae HEAD) \
 GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI HEAD) \
-git -C "$src" -c core.abbrev=12 format-patch -q --cover-letter \
-	--cover-from-description=subject --no-signature --no-thread \
-	-o "$tmp" lab-base..HEAD
+gitx format-patch -q --cover-letter --cover-from-description=subject \
+	--no-signature --no-thread --no-numbered-files --no-notes \
+	--no-base --no-from --no-to --no-cc \
+	--subject-prefix=PATCH --suffix=.patch -o "$tmp" lab-base..HEAD
 rm -f "$out"/*.patch
 mkdir -p "$out"
 mv "$tmp"/*.patch "$out/"
-rmdir "$tmp"
 log "exported $n patch(es) + cover letter to ${out#"$LAB"/}"
 ls "$out" >&2
