@@ -31,15 +31,7 @@ if [ "$(cat "$obj/.lab-config" 2>/dev/null)" != "$hash" ] || [ ! -f "$obj/.confi
 	"${MK[@]}" olddefconfig >/dev/null
 	# merge_config only warns; a requested option that did not stick
 	# is a broken fragment.
-	bad=
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*) grep -qxF "$line" "$obj/.config" || bad="$bad $line" ;;
-		"# CONFIG_"*" is not set")
-			o=${line#\# }; o=${o%% *}
-			grep -q "^$o=[ym]" "$obj/.config" && bad="$bad $o=n" ;;
-		esac
-	done < <(cat "${frags[@]}")
+	bad=$(config_unstuck "$obj/.config" "${frags[@]}")
 	[ -z "$bad" ] || die "$variant: config options did not stick:$bad"
 	echo "$hash" > "$obj/.lab-config"
 fi

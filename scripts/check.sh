@@ -283,6 +283,16 @@ t_export_user_config() {
 	# and it applies: a fresh work tree from it
 	in_fake "$d" bash "$S/apply-series.sh" -v again "$d/user"
 }
+t_config_override() {
+	local d=$T/config-override
+	fake_base "$d" || return 1
+	in_fake "$d" bash "$S/build-kernel.sh" base "$LAB/config/thp-off.config" || return 1
+	grep -qx "# CONFIG_TRANSPARENT_HUGEPAGE is not set" "$d/cache/k/toy/base/obj/.config" || return 1
+	# an option of the last fragment that does not stick is still an error
+	echo "CONFIG_LAB_NO_SUCH_OPTION=y" > "$d/bad.config"
+	expect_fail "did not stick: CONFIG_LAB_NO_SUCH_OPTION=y" \
+		in_fake "$d" bash "$S/build-kernel.sh" base "$d/bad.config"
+}
 t_lib_env() {
 	local out
 	# as make runs the scripts: relative to the checkout, where an
@@ -360,6 +370,7 @@ check apply-after-export t_apply_after_export
 check apply-old-stamp t_apply_old_stamp
 check apply-refuses-untracked t_apply_untracked
 check export-ignores-user-git-config t_export_user_config
+check config-later-fragment-wins t_config_override
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
 	check series-roundtrip t_roundtrip

@@ -115,6 +115,35 @@ apt_get_update() {
 	die "$what: apt-get update failed (apt's errors above)"
 }
 
+# config_unstuck CONFIG FRAGMENT...: print (" CONFIG_X=y ...") the options
+# that the fragments ask for and CONFIG does not have. A later fragment
+# overrides an earlier one (thp-off.config turns off what guest.config
+# turns on): each option is checked for the value of the last fragment
+# that sets it. An option of an earlier fragment that CONFIG does not show
+# at all (not even "is not set"), once a later fragment is given, lost its
+# dependencies to that fragment (THP_MADVISE without THP): said, not fatal.
+config_unstuck() {
+	local cfg=$1 o w i n
+	shift
+	n=$#
+	awk '
+		FNR == 1 { f++ }
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o); want[o] = $0; from[o] = f; next }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { want[$2] = "n"; from[$2] = f; next }
+		END { for (o in want) print o "\t" want[o] "\t" from[o] }
+	' "$@" | sort | while IFS=$'\t' read -r o w i; do
+		if [ "$w" = n ]; then
+			! grep -q "^$o=[ym]" "$cfg" || printf ' %s=n' "$o"
+		elif ! grep -qxF -- "$w" "$cfg"; then
+			if [ "$i" -lt "$n" ] && ! grep -q -E "^($o=|# $o is not set)" "$cfg"; then
+				log "$w (from ${!i##*/}) is gone: its dependencies are off after ${!n##*/}" >&2
+			else
+				printf ' %s' "$w"
+			fi
+		fi
+	done
+}
+
 # Fixed identities and dates so that commits, and therefore exported
 # patches, are the same on every machine and every run.
 export_git_ids() {
