@@ -62,9 +62,10 @@ fi
 # keeps the rebuild incremental.
 worktree() {
 	if [ ! -e "$1/.git" ]; then
-		log "creating work tree $1"
 		git -C "$repo" worktree prune
-		mkdir -p "$(dirname "$1")"
+		# a checkout of the kernel is 1.4 GiB
+		need_space "$(dirname "$1")" 2048 "a work tree at $1"
+		log "creating work tree $1"
 		git -C "$repo" worktree add -q -f --detach "$1" lab-base
 	fi
 }

@@ -13,6 +13,9 @@ KROOT=$(kroot)
 src=$KROOT/$variant/src
 obj=$KROOT/$variant/obj
 [ -f "$src/Makefile" ] || die "no source tree for variant '$variant' ($src); run scripts/apply-series.sh"
+# a first build's objects, a rebuild's changes, and ccache's share
+if [ -f "$obj/vmlinux" ]; then need=512; else need=2048; fi
+need_space "$KROOT/$variant" "$need" "building $variant"
 mkdir -p "$obj" "$BUILD/$variant"
 
 frags=("$LAB/config/guest.config" "$@")

@@ -293,6 +293,21 @@ t_config_override() {
 	expect_fail "did not stick: CONFIG_LAB_NO_SUCH_OPTION=y" \
 		in_fake "$d" bash "$S/build-kernel.sh" base "$d/bad.config"
 }
+t_disk_space() {
+	local d=$T/disk-space
+	MMLAB_CACHE=$d/cache MMLAB_FREE_MIB=100 \
+		expect_fail "needs about 12544 MiB.*only 100 MiB free" bash "$S/make-disk.sh" demo
+}
+t_disk_cleanup() {
+	local d=$T/disk-cleanup rc
+	stubs "$d/bin" head
+	PATH=$d/bin:$PATH MMLAB_CACHE=$d/cache \
+		expect_fail "writing the staged big.bin failed" bash "$S/make-disk.sh" check
+	rc=$?
+	ls -la "$d/cache/disks"
+	[ -z "$(ls -A "$d/cache/disks")" ] || { echo "left behind in $d/cache/disks"; return 1; }
+	return $rc
+}
 t_lib_env() {
 	local out
 	# as make runs the scripts: relative to the checkout, where an
@@ -371,6 +386,8 @@ check apply-old-stamp t_apply_old_stamp
 check apply-refuses-untracked t_apply_untracked
 check export-ignores-user-git-config t_export_user_config
 check config-later-fragment-wins t_config_override
+check disk-space-checked t_disk_space
+check disk-cleans-up-on-failure t_disk_cleanup
 if check fetch-base t_fetch; then
 	check apply-series t_apply; a=$?
 	check series-roundtrip t_roundtrip

@@ -14,18 +14,23 @@ demo)  big=4096 thp=2048 free=3072 ;;
 check) big=1024 thp=512 free=3072 ;;
 *) die "unknown disk kind $kind" ;;
 esac
+case $fs in ext4|xfs) ;; *) die "unknown file system $fs" ;; esac
 img=$CACHE/disks/$kind-$fs.img
 if [ -s "$img" ]; then echo "$img"; exit 0; fi
 
 mkdir -p "$CACHE/disks"
 stage=$CACHE/disks/stage-$kind
-rm -rf "$stage" && mkdir -p "$stage"
+rm -rf "$stage" "$stage.proto" "$img.tmp"
+# The staged files, then the image holding a copy of them: twice the data.
+size=$((big + thp + free))
+need_space "$CACHE/disks" $(( 2 * (big + thp) + 256 )) "the $kind disk ($kind-$fs.img, ${size} MiB, $((big + thp)) MiB of it data, staged first)"
+# whatever happens, leave neither the staged files nor a partial image
+trap 'rc=$?; rm -rf "$stage" "$stage.proto"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
+mkdir -p "$stage"
 log "disk $kind-$fs: writing $big + $thp MiB of data"
 # Random data: zero blocks would be stored as holes and never read.
-head -c $((big << 20)) /dev/urandom > "$stage/big.bin"
-head -c $((thp << 20)) /dev/urandom > "$stage/thp.bin"
-size=$((big + thp + free))
-rm -f "$img.tmp"
+head -c $((big << 20)) /dev/urandom > "$stage/big.bin" || die "writing the staged big.bin failed"
+head -c $((thp << 20)) /dev/urandom > "$stage/thp.bin" || die "writing the staged thp.bin failed"
 truncate -s ${size}M "$img.tmp"
 case $fs in
 ext4)
@@ -42,10 +47,8 @@ xfs)
 		echo '$'
 	} > "$proto"
 	mkfs.xfs -q -f -p "$proto" "$img.tmp" || die "mkfs.xfs -p failed"
-	rm -f "$proto"
 	;;
 *) die "unknown file system $fs" ;;
 esac
-rm -rf "$stage"
 mv "$img.tmp" "$img"
 echo "$img"
