@@ -15,16 +15,36 @@ import sys
 FIELDS = ("major_faults", "dev_pages_read", "seconds")
 
 
+class ParseError(Exception):
+    pass
+
+
 def parse_console(path):
-    """Return (records, meta) from one console log."""
+    """Return (records, meta) from one console log.
+
+    Raises ParseError for a result line whose JSON object cannot be read:
+    a result that is lost must fail the report, not show as "-".
+    """
     records, meta = [], {}
+    decoder = json.JSONDecoder()
     with open(path, errors="replace") as f:
-        for line in f:
+        for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
-            # a marker may follow the firmware's escape codes on a line
-            m = re.search(r"@@RESULT (\{.*\})\s*$", line)
-            if m:
-                records.append(json.loads(m.group(1)))
+            # A marker may follow the firmware's escape codes on a line,
+            # and a kernel message may follow the object on the same
+            # console line: read one JSON object and ignore what follows.
+            i = line.find("@@RESULT ")
+            if i >= 0:
+                text = line[i + len("@@RESULT "):].lstrip()
+                try:
+                    rec, _ = decoder.raw_decode(text)
+                except ValueError as e:
+                    raise ParseError("%s:%d: result line without a readable "
+                                     "JSON object (%s): %s" % (path, n, e, line))
+                if not isinstance(rec, dict) or "workload" not in rec:
+                    raise ParseError("%s:%d: result is not a workload record: %s"
+                                     % (path, n, line))
+                records.append(rec)
                 continue
             m = re.search(r"@@LAB-ACCEL (\w+)", line)
             if m:
@@ -87,7 +107,10 @@ def main(argv):
     for p in pairs:
         variant, path = p.split("=", 1)
         variants.append(variant)
-        recs, meta = parse_console(path)
+        try:
+            recs, meta = parse_console(path)
+        except ParseError as e:
+            sys.exit("report: %s" % e)
         if not recs:
             sys.exit("report: no results in %s (%s)" % (path, variant))
         info = read_env(os.path.join(lab, "build", variant, "info.env"))

@@ -5,7 +5,7 @@
     tap.py CONSOLE_LOG --expect FILE VARIANT
         compare with the expectations for VARIANT in FILE (lines of
         "variant case pass|fail"); print one line per case and exit 1 on any
-        difference or missing case.
+        difference, missing case, or failing case that has no expectation.
 """
 import re
 import sys
@@ -66,7 +66,11 @@ def main(argv):
         print("  %-28s expected %-4s got %-7s %s" % (case, want, got, "" if ok else "<-- WRONG"))
     for case in results:
         if case not in expect:
-            print("  %-28s %s (no expectation)" % (case, results[case]))
+            # a case nobody expected may pass or skip; it may not fail
+            failed = results[case] == "fail"
+            bad += failed
+            print("  %-28s %s (no expectation)%s"
+                  % (case, results[case], "  <-- WRONG: fails" if failed else ""))
     return 1 if bad else 0
 
 
