@@ -7,6 +7,7 @@
 # so rebuilds stay incremental. Fails naming the patch that does not apply.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 variant=patched
 while getopts "v:" o; do

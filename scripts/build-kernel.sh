@@ -6,6 +6,7 @@
 # the extra fragments. The image lands in build/VARIANT/bzImage.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 variant=${1:?usage: build-kernel.sh VARIANT [FRAGMENT...]}
 shift

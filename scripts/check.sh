@@ -6,6 +6,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 S=$LAB/scripts
+export MMLAB_ENTRY="make check (scripts/check.sh)"
+lab_lock
 T=$BUILD/check
 rm -rf "$T" && mkdir -p "$T"
 pass=0 fail=0 n=0
@@ -329,6 +331,23 @@ t_disk_cleanup() {
 	[ -z "$(ls -A "$d/cache/disks")" ] || { echo "left behind in $d/cache/disks"; return 1; }
 	return $rc
 }
+t_lock() {
+	local d=$T/lock holder rc
+	mkdir -p "$d/cache"
+	env -u MMLAB_LOCK_HELD MMLAB_CACHE=$d/cache MMLAB_ENTRY="lock holder" \
+		bash -c '. "$1/lib.sh"; lab_lock; echo locked; exec sleep 30' _ "$S" > "$d/holder.out" &
+	holder=$!
+	for _ in $(seq 50); do grep -q locked "$d/holder.out" && break; sleep 0.1; done
+	(
+		unset MMLAB_LOCK_HELD
+		MMLAB_CACHE=$d/cache MMLAB_LOCK_WAIT=1 \
+			expect_fail "held by: pid .*lock holder" bash "$S/make-disk.sh" check
+	)
+	rc=$?
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	return $rc
+}
 t_lib_env() {
 	local out
 	# as make runs the scripts: relative to the checkout, where an
@@ -423,6 +442,7 @@ check tap-unexpected-failure-fails t_tap_unexpected_fail
 check deps-installs-missing t_deps_installs
 check deps-names-uninstallable t_deps_uninstallable
 check lib-without-home-with-cdpath t_lib_env
+check lock-names-holder t_lock
 check fetch-names-expired-release t_fetch_expired
 check fallback-base-still-tests t_fallback_base
 check runner-kvm-probe-stdin t_kvm_probe_stdin

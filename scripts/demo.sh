@@ -5,6 +5,8 @@
 #   DEMO_SCALE=full (seed geometry, default) or small (quick look)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="make demo (scripts/demo.sh)"
+lab_lock
 
 scale=${DEMO_SCALE:-full}
 name=demo

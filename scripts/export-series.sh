@@ -5,6 +5,7 @@
 # apply-series.sh; edit with 'git branch --edit-description').
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 variant=${1:-patched}
 KROOT=$(kroot)

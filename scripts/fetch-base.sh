@@ -7,6 +7,7 @@
 # The series applies on lab-base. Writes $CACHE/base.env.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 APT=$CACHE/apt
 mkdir -p "$CACHE/debs"

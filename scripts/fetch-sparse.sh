@@ -6,6 +6,7 @@
 # nothing, which a review must never take for "no warnings".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 KROOT=$(kroot)
 valid() { [ "$(sh "$KROOT/base/src/scripts/checker-valid.sh" "$1" -m64 2>/dev/null)" = 1 ]; }

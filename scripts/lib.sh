@@ -74,6 +74,33 @@ private_apt() {
 		-o "APT::Sandbox::User=root")
 }
 
+# lab_lock [NAME]: take the lab's lock on this cache ($CACHE/NAME.lock,
+# default "lab"), so that two runs (make demo and make check, say) do not
+# build in the same work trees, obj directories and disk staging at once.
+# Every entry point takes it; scripts they run find it held
+# (MMLAB_LOCK_HELD) and go on. A second run waits for the first, saying who
+# holds the lock, and gives up after MMLAB_LOCK_WAIT seconds (default 7200,
+# longer than a cold make demo). The lock goes with the process that holds
+# it, however it ends.
+lab_lock() {
+	local lock=$CACHE/${1:-lab}.lock wait=${MMLAB_LOCK_WAIT:-7200} who
+	[ "${MMLAB_LOCK_HELD:-}" = "$lock" ] && return 0
+	mkdir -p "$CACHE"
+	# fd 9 stays open, and locked, until this script and its children end;
+	# append, so that opening it does not wipe the holder's description
+	exec 9>>"$lock"
+	if ! flock -n 9; then
+		who=$(cat "$lock" 2>/dev/null) || who=
+		log "another lab run holds $lock: ${who:-(no description)}"
+		log "waiting for it to finish (at most ${wait}s: MMLAB_LOCK_WAIT)"
+		flock -w "$wait" 9 ||
+			die "gave up after ${wait}s waiting for $lock, held by: ${who:-(no description)}"
+	fi
+	printf 'pid %s, %s, user %s, since %s\n' "$$" "${MMLAB_ENTRY:-${0##*/}}" \
+		"$(id -un 2>/dev/null || id -u)" "$(date '+%F %T')" > "$lock"
+	export MMLAB_LOCK_HELD=$lock
+}
+
 # free_mib DIR: MiB free on DIR's file system (MMLAB_FREE_MIB overrides it,
 # for tests); empty when df cannot tell.
 free_mib() {

@@ -6,6 +6,7 @@
 # The guest opens it with snapshot=on, so the cached image never changes.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lab_lock
 
 kind=${1:?usage: make-disk.sh demo|check [ext4|xfs]}
 fs=${2:-ext4}

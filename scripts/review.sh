@@ -6,6 +6,8 @@
 #   vs patched warnings). Prints a summary; exits 1 on any finding.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="make review (scripts/review.sh)"
+lab_lock
 
 KROOT=$(kroot)
 pat=$KROOT/patched
