@@ -2,13 +2,17 @@
 # Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
 S := scripts
 
-.PHONY: demo demo-small check review deps base apply export kernels initramfs disks clean
+.PHONY: demo demo-small check check-lab fresh-check review deps base apply export kernels initramfs disks clean
 demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
 	DEMO_SCALE=small bash $(S)/demo.sh
 check:           ## lab tests + the series' selftest on base and patched
 	bash $(S)/check.sh
+check-lab:       ## only the lab's own tests, before any kernel is built
+	CHECK_LAB_ONLY=1 bash $(S)/check.sh
+fresh-check:     ## the README's two commands on a new Debian 12 root (as root)
+	bash $(S)/fresh-check.sh
 deps:
 	bash $(S)/deps.sh
 base: deps

@@ -356,6 +356,12 @@ t_lib_env() {
 	echo "$out"
 	[ "$(grep -c . <<<"$out")" = 2 ] && grep -qx "LAB=$LAB" <<<"$out" && grep -q "^CACHE=/" <<<"$out"
 }
+t_fresh_not_root() {
+	local d=$T/fresh-not-root
+	stubs "$d/bin" id
+	PATH=$d/bin:$PATH STUB_UID=1000 MMLAB_CACHE=$d/cache \
+		expect_fail "fresh-check must run as root" bash "$S/fresh-check.sh"
+}
 t_report_trailing() {
 	local d=$T/report-trailing
 	mkdir -p "$d"
@@ -453,6 +459,13 @@ check export-ignores-user-git-config t_export_user_config
 check config-later-fragment-wins t_config_override
 check disk-space-checked t_disk_space
 check disk-cleans-up-on-failure t_disk_cleanup
+check fresh-check-needs-root t_fresh_not_root
+if [ "${CHECK_LAB_ONLY:-0}" = 1 ]; then
+	echo "# CHECK_LAB_ONLY=1: stopping before the base tree and the kernels"
+	echo "$pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
+fi
 if check fetch-base t_fetch; then
 	base_note
 	check apply-series t_apply; a=$?

@@ -1,0 +1,205 @@
+#!/bin/bash
+# make fresh-check: the README's two commands as a new user meets them, on
+# a new Debian 12 root.
+#   1. A minbase bookworm root with what such a user has (build-essential,
+#      git, make, python3, ca-certificates, xz-utils), made once with
+#      Debian's mmdebstrap (installed with apt when missing) and kept as a
+#      tarball. It carries this machine's Acquire::Check-Valid-Until and
+#      Acquire::Check-Date settings, as a root made on this machine would.
+#   2. A fresh copy of it, with a clone of this checkout's HEAD in
+#      /root/lab and an empty lab cache (/root/.cache/mmlab).
+#   3. As root in a chroot (with /proc, /sys, /dev, /dev/pts and /dev/shm
+#      mounted; unmounted by a trap however the run ends): `make demo`,
+#      then `make check`.
+#   4. Both times, and the last "N passed, N failed" of make check.
+# Options (environment):
+#   FRESH_CHECK_ONLY=deps,base,demo,check  steps to run, in that order
+#                    (default demo,check; deps and base run deps.sh and
+#                    fetch-base.sh alone, for a quicker look)
+#   FRESH_WARM=1     keep the previous run's root, lab cache included, and
+#                    only replace the clone (a warm run, not a fresh one)
+#   FRESH_REBUILD=1  make the root tarball anew
+#   FRESH_DIR=DIR    where the tarball, the root and the logs live
+#                    (default $CACHE/fresh)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SUITE=bookworm
+INCLUDE=build-essential,git,make,python3,ca-certificates,xz-utils
+MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
+	 "deb http://deb.debian.org/debian $SUITE-updates main"
+	 "deb http://deb.debian.org/debian-security $SUITE-security main")
+
+[ "$(id -u)" = 0 ] ||
+	die "fresh-check must run as root: it builds a Debian root with mmdebstrap, mounts /proc, /sys and /dev into it and runs the lab there in a chroot"
+command -v apt-get >/dev/null || die "fresh-check needs a Debian machine (no apt-get here)"
+
+FRESH_DIR=${FRESH_DIR:-$CACHE/fresh}
+mkdir -p "$FRESH_DIR"
+FRESH_DIR=$(cd -P -- "$FRESH_DIR" && pwd)
+export MMLAB_ENTRY="make fresh-check"
+lab_lock fresh
+tarball=$FRESH_DIR/$SUITE-minbase.tar
+root=$FRESH_DIR/root
+logs=$FRESH_DIR/logs
+
+steps=${FRESH_CHECK_ONLY:-demo,check}
+for s in ${steps//,/ }; do
+	case $s in deps|base|demo|check) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, demo, check)" ;; esac
+done
+
+# --- mounts: everything mounted is in $mounted, unmounted by the trap ----
+mounted=()
+umount_all() {
+	local i m
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		m=${mounted[i]}
+		umount "$m" 2>/dev/null || umount -l "$m" ||
+			warn "could not unmount $m: unmount it by hand"
+	done
+	mounted=()
+}
+trap 'umount_all' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+mnt() {
+	mount "$@"
+	mounted+=("${*: -1}")
+}
+# mount points under DIR, deepest first
+mounts_under() {
+	awk -v d="$1" '$2 == d || index($2, d "/") == 1 {print $2}' /proc/self/mounts | sort -r
+}
+# A run killed with SIGKILL cannot unmount: do it now, before anything
+# under the root is removed (rm -r through a bind mount of /dev would
+# remove the host's device nodes).
+stale=$(mounts_under "$root")
+if [ -n "$stale" ]; then
+	warn "unmounting what an earlier run left mounted under $root:"
+	while read -r m; do
+		warn "  $m"
+		umount "$m" 2>/dev/null || umount -l "$m" || die "cannot unmount $m"
+	done <<<"$stale"
+fi
+# remove_root: rm -r, refusing while anything is mounted under it
+remove_root() {
+	[ -z "$(mounts_under "$root")" ] || die "something is still mounted under $root: not removing it"
+	rm -rf --one-file-system "$root"
+}
+
+# --- 1. the root tarball -------------------------------------------------
+if ! command -v mmdebstrap >/dev/null; then
+	log "installing Debian's mmdebstrap with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	apt_get_update "fresh-check (to install mmdebstrap)"
+	if ! out=$(apt-get install -y -q mmdebstrap 2>&1); then
+		grep -E '^(E|W):' <<<"$out" | sed 's/^/    /' >&2 || tail -5 <<<"$out" >&2
+		die "fresh-check cannot run here: mmdebstrap is not installed and apt-get install mmdebstrap failed (above)"
+	fi
+fi
+
+# This machine's answer to "may a Release file be past its Valid-Until
+# date" (and "from the future"), for the new root's apt as for ours.
+aptopts=()
+for o in Acquire::Check-Valid-Until Acquire::Check-Date; do
+	v=$(apt-config dump "$o" 2>/dev/null) || v=
+	v=$(sed -n "s/^$o \"\\(.*\\)\";\$/\\1/p" <<<"$v")
+	[ -z "$v" ] || aptopts+=("--aptopt=$o \"$v\"")
+done
+key=$( { echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
+	 dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } | sha256sum | cut -c1-16)
+if [ "${FRESH_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
+   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
+	need_space "$FRESH_DIR" 2048 "making the Debian root"
+	log "making a minbase $SUITE root with mmdebstrap (+ $INCLUDE${aptopts[*]:+; ${aptopts[*]}})"
+	start=$(date +%s)
+	rm -rf "$tarball" "$tarball.key"
+	mkdir -p "$logs"
+	tmp=$FRESH_DIR/.$SUITE-minbase.tmp.tar
+	if ! mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
+		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$logs/mmdebstrap.log" 2>&1; then
+		tail -n 30 "$logs/mmdebstrap.log" >&2
+		rm -f "$tmp"
+		die "mmdebstrap failed (full log: $logs/mmdebstrap.log)"
+	fi
+	mv "$tmp" "$tarball"
+	echo "$key" > "$tarball.key"
+	log "root tarball made in $(( $(date +%s) - start ))s: $tarball ($(du -h "$tarball" | cut -f1))"
+fi
+
+# --- 2. the root, the clone ----------------------------------------------
+warm=${FRESH_WARM:-0}
+if [ "$warm" = 1 ] && [ -d "$root/root" ]; then
+	log "FRESH_WARM=1: reusing $root and its lab cache (not a cold run)"
+	remove_clone=1
+else
+	[ "$warm" = 1 ] && warn "FRESH_WARM=1 but no earlier root: starting cold"
+	remove_root
+	mkdir -p "$root"
+	tar -C "$root" --numeric-owner -xpf "$tarball"
+	remove_clone=0
+fi
+# each step needs roughly this much: packages, base tree, kernels and
+# disk images, the check disk and the extra trees of make check
+need=0
+for s in ${steps//,/ }; do
+	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;;
+	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;; esac
+done
+need_space "$root" "$need" "fresh-check ($steps)"
+
+if [ -n "$(git -C "$LAB" status --porcelain --untracked-files=no)" ]; then
+	warn "$LAB has uncommitted changes: the clone has HEAD only, without them"
+fi
+[ "$remove_clone" = 0 ] || rm -rf --one-file-system "$root/root/lab"
+git clone -q --no-hardlinks "$LAB" "$root/root/lab"
+commit=$(git -C "$root/root/lab" log -1 --format='%h %s')
+log "clone of $LAB in the root: $commit"
+# name resolution for apt inside, as on this machine
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+cp -L /etc/hosts "$root/etc/hosts" 2>/dev/null || true
+log "root's apt settings: $(cat "$root"/etc/apt/apt.conf.d/99mmdebstrap 2>/dev/null | tr '\n' ' ')"
+
+# --- 3. the commands, as root in a chroot --------------------------------
+mnt -t proc proc "$root/proc"
+mnt -t sysfs sysfs "$root/sys"
+mnt --bind /dev "$root/dev"
+mnt --bind /dev/pts "$root/dev/pts"
+[ -d /dev/shm ] && mnt -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
+
+mkdir -p "$logs"
+summary=()
+failed=0
+for s in ${steps//,/ }; do
+	case $s in
+	deps)  cmd="bash scripts/deps.sh" ;;
+	base)  cmd="bash scripts/fetch-base.sh" ;;
+	demo)  cmd="make demo" ;;
+	check) cmd="make check" ;;
+	esac
+	log "in the root, as root: cd /root/lab && $cmd (log: $logs/$s.log)"
+	start=$(date +%s)
+	set +e
+	chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		LANG=C.UTF-8 TERM="${TERM:-dumb}" \
+		bash -c "cd /root/lab && $cmd" < /dev/null 2>&1 | tee "$logs/$s.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	t=$(( $(date +%s) - start ))
+	line="$cmd: $t s ($((t / 60))m$(printf %02d $((t % 60)))s), exit $rc"
+	if [ "$s" = check ]; then
+		last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$s.log" | tail -1) || last=
+		line="$line: ${last:-no 'N passed, N failed' line}"
+	fi
+	summary+=("$line")
+	[ "$rc" = 0 ] || failed=1
+done
+umount_all
+
+echo
+echo "== fresh-check on a new Debian 12 root ($commit)"
+printf '   %s\n' "${summary[@]}"
+echo "   (logs: $logs; lab cache in the root: $root/root/.cache/mmlab)"
+exit $failed
