@@ -1,8 +1,16 @@
 #!/bin/bash
 # Build the guest initramfs: busybox-static, guest/init, guest/jobs, the
-# workloads (static) and, when the tree has it, the series' selftest built
-# statically from VARIANT's source (default: patched).
+# workloads (static), mkfs.ext4 and mkfs.xfs with the libraries they load
+# (the selftest makes its own file systems), and, when the tree has it, the
+# series' selftest built statically from VARIANT's source (default:
+# patched).
 #   make-initramfs.sh [VARIANT]  -> build/initramfs.cpio
+# For development:
+#   LAB_SELFTEST_SRC=/path/mmap_miss_recovery.c  builds that file instead of
+#       the tree's, with VARIANT's selftest helpers (vm_util.c, ...), so
+#       that any tree, base too, can carry it;
+#   LAB_SELFTEST_HEADERS=DIR  takes the uapi headers from DIR (e.g.
+#       /usr/include) instead of running 'make headers' in VARIANT's tree.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,9 +19,24 @@ KROOT=$(kroot)
 src=$KROOT/$variant/src
 obj=$KROOT/$variant/obj
 [ -d "$src" ] || die "no source tree for $variant"
-BB=/bin/busybox
-[ -x "$BB" ] && file -L "$BB" 2>/dev/null | grep -q static || BB=$(command -v busybox)
-[ -x "$BB" ] || die "busybox-static is not installed"
+if [ -n "${LAB_SELFTEST_SRC:-}" ]; then
+	[ -f "$LAB_SELFTEST_SRC" ] || die "LAB_SELFTEST_SRC: no file '$LAB_SELFTEST_SRC'"
+	LAB_SELFTEST_SRC=$(realpath "$LAB_SELFTEST_SRC")
+fi
+
+# A static busybox: the initramfs carries no libraries for it. ldd, unlike
+# file(1), is always there (libc-bin).
+is_static() {
+	local how
+	[ -x "$1" ] || return 1
+	how=$(LC_ALL=C ldd "$1" 2>&1) || true	# exits 1 on a static one
+	echo "$how" | grep -qE 'not a dynamic executable|statically linked'
+}
+BB=
+for b in /bin/busybox /usr/bin/busybox $(command -v busybox || true); do
+	if is_static "$b"; then BB=$b; break; fi
+done
+[ -n "$BB" ] || die "no static busybox (/bin/busybox is missing or dynamic): apt-get install busybox-static"
 
 out=$BUILD/guest
 rm -rf "$out" && mkdir -p "$out/bin"
@@ -23,16 +46,25 @@ make -s -C "$LAB/workloads" OUT="$out/bin" CC="ccache gcc" ||
 # The series' selftest, built static from each tree that has it: from
 # VARIANT as mmap_miss_recovery, from each of LAB_SELFTEST_EXTRA (e.g. a
 # tree with only the first patch) as mmap_miss_recovery-<variant>.
+# LAB_SELFTEST_SRC, when set, replaces the main variant's source file.
 build_selftest() {
-	local v=$1 name=$2 s o st extra f
+	local v=$1 name=$2 file=${3:-} s o st hdr extra f
 	s=$KROOT/$v/src o=$KROOT/$v/obj st=$KROOT/$v/src/tools/testing/selftests/mm
-	[ -f "$st/mmap_miss_recovery.c" ] || return 1
-	mkdir -p "$o"
-	# uapi headers of the tree under test, as 'make headers' gives them
-	if [ ! -f "$o/usr/include/linux/mman.h" ] ||
-	   [ "$o/usr/include/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
-		kmake "$v" "$o" headers >/dev/null ||
-			die "make headers failed in $v"
+	[ -n "$file" ] || file=$st/mmap_miss_recovery.c
+	[ -f "$file" ] || return 1
+	[ -f "$st/vm_util.c" ] || die "$v has no mm selftest helpers ($st/vm_util.c)"
+	if [ -n "${LAB_SELFTEST_HEADERS:-}" ]; then
+		hdr=$LAB_SELFTEST_HEADERS
+		[ -f "$hdr/linux/mman.h" ] || die "LAB_SELFTEST_HEADERS: no $hdr/linux/mman.h"
+	else
+		# uapi headers of the tree under test, as 'make headers' gives them
+		hdr=$o/usr/include
+		mkdir -p "$o"
+		if [ ! -f "$hdr/linux/mman.h" ] ||
+		   [ "$hdr/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
+			kmake "$v" "$o" headers >/dev/null ||
+				die "make headers failed in $v"
+		fi
 	fi
 	# linked with the helpers every mm selftest gets (see the mm Makefile)
 	extra=
@@ -41,18 +73,40 @@ build_selftest() {
 	done
 	# from the test's directory, so that its messages name it briefly
 	# shellcheck disable=SC2086
-	(cd "$st" && gcc -O2 -Wall -static -isystem "$o/usr/include" -I. \
+	(cd "$st" && gcc -O2 -Wall -static -isystem "$hdr" -I. \
 		-I"$s/tools/testing/selftests" -I"$s/tools/include/uapi" \
-		-o "$out/bin/$name" mmap_miss_recovery.c $extra \
+		-o "$out/bin/$name" "$file" $extra \
 		-lm) 2> "$out/selftest-build-$v.log" ||
 		{ cat "$out/selftest-build-$v.log" >&2; die "building the selftest of $v failed"; }
-	log "initramfs: selftest $name from $v"
+	log "initramfs: selftest $name from $v${3:+ with $file}"
 }
-build_selftest "$variant" mmap_miss_recovery ||
+build_selftest "$variant" mmap_miss_recovery "${LAB_SELFTEST_SRC:-}" ||
 	log "initramfs: $variant has no mmap_miss_recovery selftest (empty series?)"
 for v in ${LAB_SELFTEST_EXTRA:-}; do
 	build_selftest "$v" "mmap_miss_recovery-$v" || die "$v has no selftest"
 done
+
+# mkfs.ext4 and mkfs.xfs for the selftest, which makes its own file
+# systems, with what the dynamic loader needs for them, at the paths ldd
+# gives: the loader finds them there without ld.so.cache. mke2fs reads
+# /etc/mke2fs.conf. In /usr/sbin, which guest/init puts before busybox's
+# /bin (busybox has an mke2fs of its own).
+tools=() mkfs_missing=
+for t in mke2fs mkfs.xfs; do
+	f=$(PATH=$PATH:/usr/sbin:/sbin command -v "$t" || true)
+	if [ -z "$f" ]; then mkfs_missing="$mkfs_missing $t"; continue; fi
+	tools+=("$(realpath "$f")")
+done
+[ -z "$mkfs_missing" ] ||
+	warn "initramfs: no$mkfs_missing on this host (apt-get install e2fsprogs xfsprogs): the selftest will skip those file systems"
+libs=()
+for f in ${tools[@]+"${tools[@]}"}; do
+	# "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" and
+	# "/lib64/ld-linux-x86-64.so.2 (0x...)"; not linux-vdso.so.1
+	while read -r l; do libs+=("$l"); done < <(LC_ALL=C ldd "$f" |
+		sed -n -e 's|.*=> \(/[^ ]*\) (.*|\1|p' -e 's|^[[:space:]]*\(/[^ ]*\) (.*|\1|p')
+done
+mapfile -t libs < <(printf '%s\n' ${libs[@]+"${libs[@]}"} | sort -u)
 
 gen=$BUILD/gen_init_cpio
 [ -x "$gen" ] && [ "$gen" -nt "$src/usr/gen_init_cpio.c" ] ||
@@ -73,6 +127,24 @@ list=$out/cpio.list
 	for f in "$out"/bin/*; do
 		echo "file /lab/bin/${f##*/} $f 0755 0 0"
 	done
+	# mkfs: the tools, their libraries (and every directory above them,
+	# once), mke2fs.conf
+	for f in /etc/x /usr/sbin/x ${libs[@]+"${libs[@]}"}; do
+		p=
+		for c in $(dirname "$f" | tr / ' '); do p=$p/$c; echo "$p"; done
+	done | awk '!seen[$0]++ { print "dir " $0 " 0755 0 0" }'
+	for f in ${libs[@]+"${libs[@]}"}; do
+		echo "file $f $(realpath "$f") 0755 0 0"
+	done
+	for f in ${tools[@]+"${tools[@]}"}; do
+		echo "file /usr/sbin/${f##*/} $f 0755 0 0"
+		if [ "${f##*/}" = mke2fs ]; then
+			echo "slink /usr/sbin/mkfs.ext4 mke2fs 0777 0 0"
+		fi
+	done
+	if [ -f /etc/mke2fs.conf ]; then
+		echo "file /etc/mke2fs.conf /etc/mke2fs.conf 0644 0 0"
+	fi
 } > "$list"
 "$gen" "$list" > "$BUILD/initramfs.cpio" || die "gen_init_cpio failed"
-log "initramfs: build/initramfs.cpio ($(du -h "$BUILD/initramfs.cpio" | cut -f1))"
+log "initramfs: $BUILD/initramfs.cpio ($(du -h "$BUILD/initramfs.cpio" | cut -f1))"
