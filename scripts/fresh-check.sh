@@ -59,7 +59,23 @@ umount_all() {
 	done
 	mounted=()
 }
-trap 'umount_all' EXIT
+# stop_inside: end what still runs in the root (a step interrupted by a
+# signal, a QEMU it left), or the mounts would stay busy
+stop_inside() {
+	local p pids=
+	for p in /proc/[0-9]*; do
+		if [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ]; then pids="$pids ${p#/proc/}"; fi
+	done
+	[ -n "$pids" ] || return 0
+	warn "stopping what still runs in the root:$pids"
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null || true
+	sleep 2
+	# shellcheck disable=SC2086
+	kill -9 $pids 2>/dev/null || true
+	sleep 1
+}
+trap '[ ${#mounted[@]} = 0 ] || { stop_inside; umount_all; }' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -84,7 +100,9 @@ if [ -n "$stale" ]; then
 fi
 # remove_root: rm -r, refusing while anything is mounted under it
 remove_root() {
+	[ -d "$root" ] || return 0
 	[ -z "$(mounts_under "$root")" ] || die "something is still mounted under $root: not removing it"
+	log "removing the previous root and its lab cache ($root)"
 	rm -rf --one-file-system "$root"
 }
 
@@ -180,13 +198,14 @@ for s in ${steps//,/ }; do
 	esac
 	log "in the root, as root: cd /root/lab && $cmd (log: $logs/$s.log)"
 	start=$(date +%s)
-	set +e
+	# in the background and waited for, so that a signal reaches the
+	# traps at once (they stop what runs inside and unmount)
 	chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-		bash -c "cd /root/lab && $cmd" < /dev/null 2>&1 | tee "$logs/$s.log"
-	rc=${PIPESTATUS[0]}
-	set -e
+		bash -c "cd /root/lab && $cmd" < /dev/null 2>&1 | tee "$logs/$s.log" &
+	rc=0
+	wait $! || rc=$?
 	t=$(( $(date +%s) - start ))
 	line="$cmd: $t s ($((t / 60))m$(printf %02d $((t % 60)))s), exit $rc"
 	if [ "$s" = check ]; then
@@ -196,6 +215,7 @@ for s in ${steps//,/ }; do
 	summary+=("$line")
 	[ "$rc" = 0 ] || failed=1
 done
+stop_inside
 umount_all
 
 echo
