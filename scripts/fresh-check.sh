@@ -13,9 +13,10 @@
 #      then `make check`.
 #   4. Both times, and the last "N passed, N failed" of make check.
 # Options (environment):
-#   FRESH_CHECK_ONLY=deps,base,demo,check  steps to run, in that order
-#                    (default demo,check; deps and base run deps.sh and
-#                    fetch-base.sh alone, for a quicker look)
+#   FRESH_CHECK_ONLY=deps,base,lab,demo,check  steps to run, in that
+#                    order (default demo,check; deps and base run deps.sh
+#                    and fetch-base.sh alone, lab make check-lab, for a
+#                    quicker look)
 #   FRESH_WARM=1     keep the previous run's root, lab cache included, and
 #                    only replace the clone (a warm run, not a fresh one)
 #   FRESH_REBUILD=1  make the root tarball anew
@@ -45,7 +46,7 @@ logs=$FRESH_DIR/logs
 
 steps=${FRESH_CHECK_ONLY:-demo,check}
 for s in ${steps//,/ }; do
-	case $s in deps|base|demo|check) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, demo, check)" ;; esac
+	case $s in deps|base|lab|demo|check) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check)" ;; esac
 done
 
 # --- mounts: everything mounted is in $mounted, unmounted by the trap ----
@@ -162,7 +163,7 @@ fi
 # disk images, the check disk and the extra trees of make check
 need=0
 for s in ${steps//,/ }; do
-	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;;
+	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;; lab) ;;
 	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;; esac
 done
 need_space "$root" "$need" "fresh-check ($steps)"
@@ -193,6 +194,7 @@ for s in ${steps//,/ }; do
 	case $s in
 	deps)  cmd="bash scripts/deps.sh" ;;
 	base)  cmd="bash scripts/fetch-base.sh" ;;
+	lab)   cmd="make check-lab" ;;
 	demo)  cmd="make demo" ;;
 	check) cmd="make check" ;;
 	esac
@@ -208,7 +210,7 @@ for s in ${steps//,/ }; do
 	wait $! || rc=$?
 	t=$(( $(date +%s) - start ))
 	line="$cmd: $t s ($((t / 60))m$(printf %02d $((t % 60)))s), exit $rc"
-	if [ "$s" = check ]; then
+	if [ "$s" = check ] || [ "$s" = lab ]; then
 		last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$s.log" | tail -1) || last=
 		line="$line: ${last:-no 'N passed, N failed' line}"
 	fi
