@@ -27,6 +27,25 @@ out=${SERIES_OUT:-$LAB/series}
 # name and address stay available, for a sign-off.
 uname=$(git -C "$src" config user.name) || uname=
 uemail=$(git -C "$src" config user.email) || uemail=
+# Who sends the series: the patches carry the placeholder identity below
+# until someone with a git identity (user.name, user.email) exports them;
+# then author and sign-off become theirs, in the commits themselves, with
+# the fixed committer and dates of apply-series.sh, so that the export
+# stays byte for byte what applying series/ gives back.
+PLACEHOLDER="mmlab developer <dev@mmlab.invalid>"
+if [ -n "$uname" ] && [ -n "$uemail" ] &&
+   git -C "$src" log --format='%an <%ae>' lab-base..HEAD | grep -qxF "$PLACEHOLDER"; then
+	me="$uname <$uemail>"
+	log "author and sign-off: $me (from git config), instead of the placeholder"
+	cat > "$tmp/reauthor.sh" <<'EOS'
+msg=$(git log -1 --format=%B | sed "s|^Signed-off-by: $PH\$|Signed-off-by: $ME|")
+GIT_COMMITTER_DATE=$(git log -1 --format=%aI) git commit -q --amend --author="$ME" -m "$msg"
+EOS
+	export_git_ids
+	ME=$me PH=$PLACEHOLDER git -C "$src" -c core.editor=true rebase -q \
+		--committer-date-is-author-date --exec "bash '$tmp/reauthor.sh'" lab-base ||
+		die "could not set the author of $variant's commits to $me"
+fi
 gitx() {
 	env -u GIT_CONFIG_PARAMETERS -u GIT_CONFIG_COUNT -u GIT_DIFF_OPTS \
 	    -u GIT_EXTERNAL_DIFF GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
@@ -46,7 +65,7 @@ GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI HEAD) \
 gitx format-patch -q --cover-letter --cover-from-description=subject \
 	--no-signature --no-thread --no-numbered-files --no-notes \
 	--no-base --no-from --no-to --no-cc \
-	--subject-prefix=PATCH --suffix=.patch -o "$tmp" lab-base..HEAD
+	--subject-prefix="PATCH${SERIES_VERSION:+ v$SERIES_VERSION}" --suffix=.patch -o "$tmp" lab-base..HEAD
 rm -f "$out"/*.patch
 mkdir -p "$out"
 mv "$tmp"/*.patch "$out/"

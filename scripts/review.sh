@@ -31,6 +31,18 @@ for p in "$LAB"/series/0*.patch; do
 done
 echo "  (UNKNOWN_COMMIT_ID not checked: the base has no upstream history)"
 
+echo "== sign-off"
+# export-series.sh replaces the placeholder with the exporter's git
+# identity; a series still signed off by it cannot be posted.
+if grep -l '^Signed-off-by: mmlab developer <dev@mmlab.invalid>$' \
+	"$LAB"/series/0*.patch | sed 's|.*/|  placeholder sign-off: |' | grep .; then
+	echo "  set your identity (git config --global user.name 'Your Name';"
+	echo "  git config --global user.email you@example.org) and run make export"
+	bad=1
+else
+	echo "  $(grep -h '^Signed-off-by:' "$LAB"/series/0*.patch | sort -u | tr '\n' ' ')"
+fi
+
 # Debian 12's sparse is too old for this kernel, and kbuild then checks
 # nothing without failing: use one that it accepts, and treat its
 # complaint as a finding.
