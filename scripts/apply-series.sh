@@ -26,6 +26,8 @@ export_git_ids
 patches=()
 for d in "$@"; do
 	[ -d "$d" ] || die "no patch directory $d"
+	# git am runs in another directory: name the patches absolutely
+	d=$(cd "$d" && pwd)
 	for p in "$d"/*.patch; do
 		[ -e "$p" ] || continue
 		case ${p##*/} in 0000-cover-letter.patch) continue ;; esac
