@@ -429,8 +429,14 @@ t_selftest_present() {
 t_selftest() { selftest_on "$1" "$1"; }
 # The first patch's own selftest on its kernel.
 t_selftest_own() { selftest_on "$1" "$1+own" "$1"; }
-# Where the premise does not hold (tmpfs: no readahead), every case skips.
+# On a tmpfs host: the selftest makes its file systems on loop images of
+# its own, so it runs there as well.
 t_selftest_tmpfs() { selftest_on patched tmpfs "- /tmp"; }
+# v1 of the series (variants/v1), kept to show what v2 fixes.
+t_v1() {
+	bash "$S/apply-series.sh" -v v1 "$LAB/variants/v1" &&
+	bash "$S/build-kernel.sh" v1
+}
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
 	local d=$T/patch1
@@ -481,6 +487,10 @@ if check fetch-base t_fetch; then
 	if [ $a = 0 ] && [ "$(ls "$LAB"/series/0*.patch 2>/dev/null | grep -vc cover-letter)" -gt 1 ]; then
 		check build-patch1 t_patch1; p1=$?
 	fi
+	# v1 of the series, kept as a lab variant: the final selftest
+	# must catch the two bugs of v1 that v2 fixes
+	v1=1
+	[ -d "$LAB/variants/v1" ] && { check build-v1 t_v1; v1=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -493,7 +503,7 @@ if check fetch-base t_fetch; then
 		if [ $a = 0 ] && grep -q '^patched ' "$LAB/tests/selftest-expect.txt" &&
 		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
 			[ $p = 0 ] && check selftest-patched t_selftest patched &&
-				check selftest-skips-on-tmpfs t_selftest_tmpfs
+				check selftest-on-tmpfs t_selftest_tmpfs
 			check selftest-base t_selftest base
 			# the first patch alone, with the final selftest and
 			# with its own
@@ -501,6 +511,7 @@ if check fetch-base t_fetch; then
 				check selftest-patch1 t_selftest patch1
 				check selftest-patch1-own t_selftest_own patch1
 			fi
+			[ $v1 = 0 ] && check selftest-v1 t_selftest v1
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass

@@ -4,9 +4,15 @@
     tap.py CONSOLE_LOG            print "name result" per test case
     tap.py CONSOLE_LOG --expect FILE VARIANT
         compare with the expectations for VARIANT in FILE (lines of
-        "variant case pass|fail"); print one line per case and exit 1 on any
-        difference, missing case, or failing case that has no expectation.
+        "variant case pass|fail|skip"); print one line per case and exit 1
+        on any difference, missing case, or failing case that has no
+        expectation. A case is named without its fixture
+        ("ext4_4k.sequential_control" for
+        "mmap_miss.ext4_4k.sequential_control"); an expectation may name
+        cases with shell wildcards ("*.sequential_control"), and a later
+        line overrides an earlier one for the cases both match.
 """
+import fnmatch
 import re
 import sys
 
@@ -29,7 +35,8 @@ def parse(path):
         m = re.match(r"^(not ok|ok) \d+ (\S+)(.*)$", line)
         if not m:
             continue
-        name = m.group(2).split(".")[-1]
+        # fixture.variant.case or fixture.case: drop the fixture
+        name = m.group(2).split(".", 1)[-1]
         if "# SKIP" in m.group(3):
             results[name] = "skip"
         else:
@@ -48,31 +55,39 @@ def main(argv):
     if len(argv) != 5 or argv[2] != "--expect":
         sys.exit(__doc__)
     variant = argv[4]
-    expect = {}
+    patterns = []
     for line in open(argv[3]):
         line = line.split("#", 1)[0].split()
         if len(line) == 3 and line[0] == variant:
-            expect[line[1]] = line[2]
-    if not expect:
+            patterns.append((line[1], line[2]))
+    if not patterns:
         sys.exit("tap: no expectations for %s in %s" % (variant, argv[3]))
     if rc is None:
         print("tap: the selftest did not finish (no @@TAP-END)")
         return 1
     bad = 0
-    for case, want in expect.items():
-        got = results.get(case, "missing")
+    # each pattern must match a case that ran
+    for pat, _ in patterns:
+        if not any(fnmatch.fnmatchcase(c, pat) for c in results):
+            bad += 1
+            print("  %-40s expected, missing  <-- WRONG" % pat)
+    for case, got in results.items():
+        want = None
+        for pat, w in patterns:
+            if fnmatch.fnmatchcase(case, pat):
+                want = w
+        if want is None:
+            # a case nobody expected may pass or skip; it may not fail
+            failed = got == "fail"
+            bad += failed
+            print("  %-40s %s (no expectation)%s"
+                  % (case, got, "  <-- WRONG: fails" if failed else ""))
+            continue
         ok = got == want
         bad += not ok
-        print("  %-28s expected %-4s got %-7s %s" % (case, want, got, "" if ok else "<-- WRONG"))
-    for case in results:
-        if case not in expect:
-            # a case nobody expected may pass or skip; it may not fail
-            failed = results[case] == "fail"
-            bad += failed
-            print("  %-28s %s (no expectation)%s"
-                  % (case, results[case], "  <-- WRONG: fails" if failed else ""))
+        print("  %-40s expected %-4s got %-7s %s"
+              % (case, want, got, "" if ok else "<-- WRONG"))
     return 1 if bad else 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
