@@ -1,6 +1,8 @@
 #!/bin/bash
 # Make a guest data disk on the host, without loop mounts, and cache it.
-#   make-disk.sh demo|check [ext4|xfs]  -> prints the image path
+#   make-disk.sh demo|check [ext4|xfs|xfs16k]  -> prints the image path
+# xfs16k: xfs with 16 KiB blocks (block size larger than the page size);
+# the guest mounts it as xfs.
 # demo:  big.bin (4 GiB) and thp.bin (2 GiB) of random data + 3 GiB free
 # check: big.bin (1 GiB) and thp.bin (512 MiB) + 3 GiB free for the selftest
 # The guest opens it with snapshot=on, so the cached image never changes.
@@ -8,14 +10,14 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lab_lock
 
-kind=${1:?usage: make-disk.sh demo|check [ext4|xfs]}
+kind=${1:?usage: make-disk.sh demo|check [ext4|xfs|xfs16k]}
 fs=${2:-ext4}
 case $kind in
 demo)  big=4096 thp=2048 free=3072 ;;
 check) big=1024 thp=512 free=3072 ;;
 *) die "unknown disk kind $kind" ;;
 esac
-case $fs in ext4|xfs) ;; *) die "unknown file system $fs" ;; esac
+case $fs in ext4|xfs|xfs16k) ;; *) die "unknown file system $fs" ;; esac
 img=$CACHE/disks/$kind-$fs.img
 if [ -s "$img" ]; then echo "$img"; exit 0; fi
 
@@ -38,7 +40,7 @@ ext4)
 	mkfs.ext4 -q -F -N 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
 		-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
 	;;
-xfs)
+xfs|xfs16k)
 	# mkfs.xfs fills a file system from a prototype file (no loop mount)
 	proto=$stage.proto
 	{
@@ -47,7 +49,10 @@ xfs)
 		echo "thp.bin ---644 0 0 $stage/thp.bin"
 		echo '$'
 	} > "$proto"
-	mkfs.xfs -q -f -p "$proto" "$img.tmp" || die "mkfs.xfs -p failed"
+	bs=4096
+	[ "$fs" = xfs16k ] && bs=16384
+	mkfs.xfs -q -f -b size=$bs -p "$proto" "$img.tmp" ||
+		die "mkfs.xfs -b size=$bs -p failed"
 	;;
 *) die "unknown file system $fs" ;;
 esac
