@@ -5,6 +5,8 @@
 #   fixes-experiment.sh   -> results/fixes.{md,json}
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="scripts/fixes-experiment.sh"
+lab_lock
 
 S=$LAB/scripts
 VARIANTS="exp-per-page exp-tried-hits exp-thp-free"
@@ -14,7 +16,8 @@ for v in $VARIANTS; do
 	bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v"
 	bash "$S/build-kernel.sh" "$v"
 done
-[ -f "$BUILD/initramfs.cpio" ] || bash "$S/make-initramfs.sh" patched
+# always anew: it must carry guest/jobs/fixes.sh as it is now
+bash "$S/make-initramfs.sh" patched
 disk=$(bash "$S/make-disk.sh" check)
 
 mkdir -p "$RESULTS"
