@@ -32,9 +32,8 @@ uemail=$(git -C "$src" config user.email) || uemail=
 # then author and sign-off become theirs, in the commits themselves, with
 # the fixed committer and dates of apply-series.sh, so that the export
 # stays byte for byte what applying series/ gives back.
-PLACEHOLDER="mmlab developer <dev@mmlab.invalid>"
 if [ -n "$uname" ] && [ -n "$uemail" ] &&
-   git -C "$src" log --format='%an <%ae>' lab-base..HEAD | grep -qxF "$PLACEHOLDER"; then
+   git -C "$src" log --format='%an <%ae>' lab-base..HEAD | grep -qxF "$SERIES_PLACEHOLDER"; then
 	me="$uname <$uemail>"
 	log "author and sign-off: $me (from git config), instead of the placeholder"
 	cat > "$tmp/reauthor.sh" <<'EOS'
@@ -42,7 +41,7 @@ msg=$(git log -1 --format=%B | sed "s|^Signed-off-by: $PH\$|Signed-off-by: $ME|"
 GIT_COMMITTER_DATE=$(git log -1 --format=%aI) git commit -q --amend --author="$ME" -m "$msg"
 EOS
 	export_git_ids
-	ME=$me PH=$PLACEHOLDER git -C "$src" -c core.editor=true rebase -q \
+	ME=$me PH=$SERIES_PLACEHOLDER git -C "$src" -c core.editor=true rebase -q \
 		--committer-date-is-author-date --exec "bash '$tmp/reauthor.sh'" lab-base ||
 		die "could not set the author of $variant's commits to $me"
 fi

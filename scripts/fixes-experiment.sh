@@ -20,14 +20,5 @@ done
 bash "$S/make-initramfs.sh" patched
 disk=$(bash "$S/make-disk.sh" check)
 
-mkdir -p "$RESULTS"
-logs=()
-for v in base $VARIANTS; do
-	log=$RESULTS/console-fixes-$v.log
-	log "Fixes experiment on $v"
-	bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j fixes -d "$disk" \
-		-m 2G -t 1800 -o "$log"
-	logs+=("$v=$log")
-done
-python3 "$S/report.py" "$RESULTS/fixes" "${logs[@]}"
-log "wrote results/fixes.md and results/fixes.json"
+# shellcheck disable=SC2086
+side_by_side fixes fixes "" "$disk" ext4 2G 1800 base $VARIANTS

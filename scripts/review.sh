@@ -34,7 +34,7 @@ echo "  (UNKNOWN_COMMIT_ID not checked: the base has no upstream history)"
 echo "== sign-off"
 # export-series.sh replaces the placeholder with the exporter's git
 # identity; a series still signed off by it cannot be posted.
-if grep -l '^Signed-off-by: mmlab developer <dev@mmlab.invalid>$' \
+if grep -lxF "Signed-off-by: $SERIES_PLACEHOLDER" \
 	"$LAB"/series/0*.patch | sed 's|.*/|  placeholder sign-off: |' | grep .; then
 	echo "  set your identity (git config --global user.name 'Your Name';"
 	echo "  git config --global user.email you@example.org) and run make export"
