@@ -112,6 +112,104 @@ void *map_file(int fd, size_t size, int thp)
 	return p;
 }
 
+/*
+ * Map a file read-only on a PMD boundary, with mmap flags FLAGS
+ * (MAP_SHARED or MAP_PRIVATE), and ask for nothing: the caller decides
+ * whether and when to madvise().
+ */
+void *map_file_aligned(int fd, size_t size, int flags)
+{
+	const size_t pmd = 2UL << 20;
+	char *area, *p;
+
+	area = mmap(NULL, size + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		die("mmap reserve: %s", strerror(errno));
+	p = (char *)(((uintptr_t)area + pmd - 1) & ~(pmd - 1));
+	p = mmap(p, size, PROT_READ, flags | MAP_FIXED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	return p;
+}
+
+/* A counter of /proc/vmstat, -1 if the kernel does not have it. */
+long long vmstat(const char *name)
+{
+	char key[64];
+	long long v, r = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		die("/proc/vmstat: %s", strerror(errno));
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name)) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/*
+ * Wait until the block device has no read in flight (after an
+ * asynchronous POSIX_FADV_WILLNEED), so that its reads are counted before
+ * the next snapshot. Gives up after about ten seconds.
+ */
+void wait_for_reads(void)
+{
+	char path[128];
+	unsigned long rd, wr;
+	int i, idle = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/inflight", blockdev);
+	for (i = 0; i < 1000 && idle < 3; i++) {
+		f = fopen(path, "r");
+		if (!f)
+			die("%s: %s", path, strerror(errno));
+		if (fscanf(f, "%lu %lu", &rd, &wr) != 2)
+			die("%s: unexpected format", path);
+		fclose(f);
+		idle = rd ? 0 : idle + 1;
+		if (usleep(10000))
+			die("usleep: %s", strerror(errno));
+	}
+	if (idle < 3)
+		die("%s: reads still in flight after 10 s", path);
+}
+
+/* kB of FilePmdMapped in this process, -1 if the kernel does not say. */
+long file_pmd_mapped_kb(void)
+{
+	char line[256];
+	long kb, sum = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1)
+			sum = (sum < 0 ? 0 : sum) + kb;
+	fclose(f);
+	return sum;
+}
+
+/* MemTotal of /proc/meminfo: the guest's memory, as the kernel sees it. */
+long mem_total_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("/proc/meminfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 size_t resident_pages(void *addr, size_t len)
 {
 	size_t n = (len + page_size - 1) / page_size, i, r = 0;

@@ -27,6 +27,11 @@ void *map_file(int fd, size_t size, int thp);
 size_t resident_pages(void *addr, size_t len);
 uint64_t rnd(void);
 void rnd_seed(uint64_t seed);
+void *map_file_aligned(int fd, size_t size, int flags);
+long long vmstat(const char *name);
+void wait_for_reads(void);
+long file_pmd_mapped_kb(void);
+long mem_total_kb(void);
 
 /*
  * Print a result as one JSON object on a line of its own, behind the marker

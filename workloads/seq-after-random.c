@@ -7,7 +7,9 @@
  * in order, one byte a page, on the same open file. Reports both phases.
  *
  *   seq-after-random -f FILE -n N [-k read_ahead_kb] [-s seq_start_mib]
- *                    [-l seq_len_mib] [-r rand_start_mib]
+ *                    [-l seq_len_mib] [-r rand_start_mib] [-w name]
+ *
+ * -w names the workload in the result (default seq-after-random).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *name = "seq-after-random";
 	size_t nrand = 100, ra_kb = 128, size, i, pages;
 	size_t seq_start = 2048, seq_len = 1024, rand_start = 3072;
 	struct counters a, b;
@@ -27,7 +29,7 @@ int main(int argc, char **argv)
 	int fd, opt;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:w:")) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;
 		case 'n': nrand = strtoul(optarg, NULL, 0); break;
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
 		case 'l': seq_len = strtoul(optarg, NULL, 0); break;
 		case 'r': rand_start = strtoul(optarg, NULL, 0); break;
 		case 'd': blockdev = optarg; break;
+		case 'w': name = optarg; break;
 		default: die("bad option");
 		}
 	}
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
 		sink = map[rand_start + pg * page_size];
 	}
 	snap(&b);
-	result("seq-after-random", "random", &a, &b, nrand,
+	result(name, "random", &a, &b, nrand,
 	       resident_pages(map + rand_start, size - rand_start),
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
 
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
 		sink = map[seq_start + i * page_size];
 	snap(&b);
 	(void)sink;
-	result("seq-after-random", "sequential", &a, &b, pages,
+	result(name, "sequential", &a, &b, pages,
 	       resident_pages(map + seq_start, seq_len),
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
 	munmap(map, size);

@@ -4,7 +4,10 @@
  * page, last page first (-D, the descending-thp workload) or first page
  * first (the ascending control).
  *
- *   thp-order -f FILE [-D] [-k read_ahead_kb] [-l len_mib]
+ *   thp-order -f FILE [-D] [-k read_ahead_kb] [-l len_mib] [-w name]
+ *
+ * -w names the workload in the result (default descending-thp or
+ * ascending-thp).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,25 +17,9 @@
 
 #include "common.h"
 
-/* kB of FilePmdMapped in this process, -1 if the kernel does not say. */
-static long file_pmd_mapped_kb(void)
-{
-	char line[256];
-	long kb, sum = -1;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1)
-			sum = (sum < 0 ? 0 : sum) + kb;
-	fclose(f);
-	return sum;
-}
-
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *name = NULL;
 	size_t ra_kb = 8192, len = 0, size, i, pages;
 	struct counters a, b;
 	volatile char sink;
@@ -41,13 +28,14 @@ int main(int argc, char **argv)
 	char *map;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:Dk:l:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:Dk:l:d:w:")) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;
 		case 'D': down = 1; break;
 		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
 		case 'l': len = strtoul(optarg, NULL, 0) << 20; break;
 		case 'd': blockdev = optarg; break;
+		case 'w': name = optarg; break;
 		default: die("bad option");
 		}
 	}
@@ -67,7 +55,9 @@ int main(int argc, char **argv)
 	snap(&b);
 	(void)sink;
 	pmd_kb = file_pmd_mapped_kb();
-	result(down ? "descending-thp" : "ascending-thp", "read", &a, &b, pages,
+	if (!name)
+		name = down ? "descending-thp" : "ascending-thp";
+	result(name, "read", &a, &b, pages,
 	       resident_pages(map, len),
 	       "\"read_ahead_kb\":%zu,\"file_pmd_mapped_kb\":%ld", ra_kb, pmd_kb);
 	munmap(map, len);
