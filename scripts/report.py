@@ -5,7 +5,9 @@
 
 Reads the "@@RESULT {json}" lines of each log, writes OUT_PREFIX.json (one
 record per workload, phase and variant) and OUT_PREFIX.md (a table), and
-prints the table. The first variant is the reference for the ratios.
+prints the table. The first variant is the reference for the ratios. A
+record may name more of its fields in "metrics" ("a,b"): they get a second
+table, a row per field.
 """
 import json
 import os
@@ -162,6 +164,28 @@ def main(argv):
             row.append(fmt_num(ratio(per.get(v, {}).get("seconds"),
                                      per.get(ref, {}).get("seconds"))))
         lines.append("| " + " | ".join(row) + " |")
+
+    # Fields a record names in "metrics" (comma-separated), one row each
+    extra = []
+    for k, per in by_key.items():
+        names = []
+        for r in per.values():
+            for m in (r.get("metrics") or "").split(","):
+                if m and m not in names:
+                    names.append(m)
+        for m in names:
+            row = [k, m.replace("_", " ")]
+            row += [fmt_num(per.get(v, {}).get(m)) for v in variants]
+            row += [fmt_num(ratio(per.get(v, {}).get(m), per.get(ref, {}).get(m)))
+                    for v in variants[1:]]
+            extra.append("| " + " | ".join(row) + " |")
+    if extra:
+        head = ["workload", "metric"] + variants
+        head += ["%s/%s" % (v, ref) for v in variants[1:]]
+        lines.append("")
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        lines += extra
 
     text = "\n".join(notes) + "\n\n" + "\n".join(lines) + "\n"
     with open(prefix + ".md", "w") as f:
