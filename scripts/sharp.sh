@@ -8,10 +8,9 @@
 # results/console-sharp-KERNEL.log and reported together as
 # results/sharp.{md,json}, with the scale of each case.
 #
-# patched is made from series/ only when there is no patched tree yet; a
-# tree that is there is built and measured as it is (say, the next version
-# of the series applied from a directory of its own before it is exported),
-# and the report names its commits.
+# patched is series/, applied as make demo applies it (apply-series.sh
+# refuses to replace work in the tree that is not exported); the report
+# names the commits of every kernel.
 #
 #   SHARP_THP_MIB     the VM_HUGEPAGE passes after random faults (512)
 #   SHARP_READS       the plain random reader's reads per run (524288)
@@ -40,11 +39,7 @@ start=$(date +%s)
 bash "$S/deps.sh"
 bash "$S/fetch-base.sh"
 KROOT=$(kroot)
-if [ -e "$KROOT/patched/src/.git" ]; then
-	log "patched: measuring the tree as it is ($(git -C "$KROOT/patched/src" log --oneline -1))"
-else
-	bash "$S/apply-series.sh"
-fi
+bash "$S/apply-series.sh"
 for v in "${variants[@]}"; do
 	case $v in
 	base|patched) ;;
