@@ -4,6 +4,10 @@
 # VARIANT's source is $KROOT/VARIANT/src (base: the lab-base tree; others
 # are made by apply-series.sh). Config = tinyconfig + config/guest.config +
 # the extra fragments. The image lands in build/VARIANT/bzImage.
+#   LAB_FLAVOR=NAME  builds VARIANT with config/NAME.config added, in its own
+#       object directory (obj-NAME), into build/VARIANT-NAME/: a debug
+#       kernel (LAB_FLAVOR=debug) never costs the plain one its
+#       incremental build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lab_lock
@@ -13,22 +17,32 @@ shift
 KROOT=$(kroot)
 src=$KROOT/$variant/src
 obj=$KROOT/$variant/obj
+out=$variant
+frags=("$LAB/config/guest.config")
+if [ -n "${LAB_FLAVOR:-}" ]; then
+	case $LAB_FLAVOR in *[!a-z0-9-]*) die "LAB_FLAVOR '$LAB_FLAVOR': letters, digits and '-' only" ;; esac
+	obj=$KROOT/$variant/obj-$LAB_FLAVOR
+	out=$variant-$LAB_FLAVOR
+	frags+=("$LAB/config/$LAB_FLAVOR.config")
+fi
 [ -f "$src/Makefile" ] || die "no source tree for variant '$variant' ($src); run scripts/apply-series.sh"
 # a first build's objects, a rebuild's changes, and ccache's share
 if [ -f "$obj/vmlinux" ]; then need=512; else need=2048; fi
 need_space "$KROOT/$variant" "$need" "building $variant"
-mkdir -p "$obj" "$BUILD/$variant"
+mkdir -p "$obj" "$BUILD/$out"
 
-frags=("$LAB/config/guest.config" "$@")
+frags+=("$@")
 for f in "${frags[@]}"; do [ -r "$f" ] || die "no config fragment $f"; done
 
 MK=(kmake "$variant" "$obj")
+# uname -r says the flavour (the last LOCALVERSION on make's command line wins)
+[ -z "${LAB_FLAVOR:-}" ] || MK+=(LOCALVERSION="-$out")
 
 # Reconfigure only when the fragments change, so that a rebuild after an
 # edit to mm/filemap.c stays incremental.
 hash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$obj/.lab-config" 2>/dev/null)" != "$hash" ] || [ ! -f "$obj/.config" ]; then
-	log "$variant: configuring (tinyconfig + ${frags[*]##*/})"
+	log "$out: configuring (tinyconfig + ${frags[*]##*/})"
 	"${MK[@]}" tinyconfig >/dev/null
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 		"$obj/.config" "${frags[@]}" >/dev/null)
@@ -36,23 +50,24 @@ if [ "$(cat "$obj/.lab-config" 2>/dev/null)" != "$hash" ] || [ ! -f "$obj/.confi
 	# merge_config only warns; a requested option that did not stick
 	# is a broken fragment.
 	bad=$(config_unstuck "$obj/.config" "${frags[@]}")
-	[ -z "$bad" ] || die "$variant: config options did not stick:$bad"
+	[ -z "$bad" ] || die "$out: config options did not stick:$bad"
 	echo "$hash" > "$obj/.lab-config"
 fi
 
-log "$variant: building bzImage"
+log "$out: building bzImage"
 start=$(date +%s)
 if ! "${MK[@]}" bzImage > "$obj/build.log" 2>&1; then
 	tail -30 "$obj/build.log" >&2
-	die "$variant: kernel build failed (full log: $obj/build.log)"
+	die "$out: kernel build failed (full log: $obj/build.log)"
 fi
-cp "$obj/arch/x86/boot/bzImage" "$BUILD/$variant/bzImage"
-cp "$obj/.config" "$BUILD/$variant/config"
+cp "$obj/arch/x86/boot/bzImage" "$BUILD/$out/bzImage"
+cp "$obj/.config" "$BUILD/$out/config"
 {
 	echo "VARIANT=$variant"
+	echo "FLAVOR=${LAB_FLAVOR:-}"
 	echo "KERNELRELEASE=$(cat "$obj/include/config/kernel.release")"
 	echo "COMMIT=$(git -C "$src" rev-parse HEAD)"
 	echo "FILEMAP_BLOB=$(git -C "$src" rev-parse HEAD:mm/filemap.c)"
 	echo "SERIES_PATCHES=$(git -C "$src" rev-list --count lab-base..HEAD)"
-} > "$BUILD/$variant/info.env"
-log "$variant: built in $(( $(date +%s) - start ))s -> build/$variant/bzImage"
+} > "$BUILD/$out/info.env"
+log "$out: built in $(( $(date +%s) - start ))s -> build/$out/bzImage"
