@@ -378,6 +378,24 @@ t_tap_unexpected_fail() {
 	printf 'x sequential_control pass\n' > "$T/exp-unexpected"
 	expect_fail "sequential_after_scattered.*fail" python3 "$S/tap.py" "$f" --expect "$T/exp-unexpected" x
 }
+# make stress's judge: a clean run passes; a run with the kernel's reports
+# (one of each kind the debug checkers print), with a data mismatch, or cut
+# short, fails and says why
+t_stress_report() {
+	local d=$T/stress-report D=$LAB/tests/data
+	mkdir -p "$d"
+	python3 "$S/stress_report.py" "$d/ok" full debug 768M \
+		k="$D/console-stress-ok.log:0:1" || return 1
+	grep -q '| inject-recover | 70000 / 900 / 65000 / 3 / 40; ok |' "$d/ok.md" || return 1
+	expect_fail "7 kernel report(s)" python3 "$S/stress_report.py" "$d/r" full debug 768M \
+		k="$D/console-stress-reports.log:0:1" || return 1
+	expect_fail "workload inject-recover: result=FAIL mismatches=1" \
+		python3 "$S/stress_report.py" "$d/m" full debug 768M \
+		k="$D/console-stress-mismatch.log:0:1" || return 1
+	sed '/@@STRESS-TOTAL/,$d' "$D/console-stress-ok.log" > "$d/cut.log"
+	expect_fail "the job did not finish" python3 "$S/stress_report.py" "$d/c" \
+		full debug 768M k="$d/cut.log:1:1"
+}
 
 # --- kernels, guest --------------------------------------------------------
 t_build() { bash "$S/build-kernel.sh" "$1"; }
@@ -429,6 +447,14 @@ t_selftest_present() {
 t_selftest() { selftest_on "$1" "$1"; }
 # The first patch's own selftest on its kernel.
 t_selftest_own() { selftest_on "$1" "$1+own" "$1"; }
+# A quick pass of the stress workloads (guest/jobs/stress.sh quick) on the
+# patched kernel: every byte read checked, no kernel report in the console.
+# make stress runs them in full on the debug kernels.
+t_stress_quick() {
+	STRESS_NO_BUILD=1 STRESS_FLAVOR= STRESS_MODE=quick STRESS_VARIANTS=patched \
+	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
+		bash "$S/stress.sh"
+}
 # On a tmpfs host: the selftest makes its file systems on loop images of
 # its own, so it runs there as well.
 t_selftest_tmpfs() { selftest_on patched tmpfs "- /tmp"; }
@@ -452,6 +478,7 @@ check report-parser t_report
 check report-result-with-trailing-text t_report_trailing
 check tap-parser t_tap
 check tap-unexpected-failure-fails t_tap_unexpected_fail
+check stress-judge t_stress_report
 check deps-installs-missing t_deps_installs
 check deps-names-uninstallable t_deps_uninstallable
 check lib-without-home-with-cdpath t_lib_env
@@ -504,6 +531,7 @@ if check fetch-base t_fetch; then
 		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
 			[ $p = 0 ] && check selftest-patched t_selftest patched &&
 				check selftest-on-tmpfs t_selftest_tmpfs
+			[ $p = 0 ] && check stress-quick-patched t_stress_quick
 			check selftest-base t_selftest base
 			# the first patch alone, with the final selftest and
 			# with its own

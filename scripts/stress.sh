@@ -1,0 +1,61 @@
+#!/bin/bash
+# make stress: the data-checking stress workloads (guest/jobs/stress.sh,
+# workloads/stress*.c) on the debug flavour of base and of the series
+# (config/debug.config: KASAN, lockdep with PROVE_RCU, DEBUG_VM with
+# DEBUG_VM_PGFLAGS, DEBUG_ATOMIC_SLEEP, fault injection). A run fails on
+# any data mismatch, any failed workload, a guest that does not finish, or
+# any report of the kernel in its console (scripts/stress_report.py),
+# which is shown. Prints the counts per kernel and writes
+# results/stress.{md,json}.
+#   STRESS_VARIANTS  the kernels (base patched)
+#   STRESS_FLAVOR    their flavour (debug; empty: the plain lab kernels)
+#   STRESS_MODE      the job's size (full; quick is make check's pass)
+#   STRESS_MEM       guest memory (768M); the files are twice its size
+#   STRESS_TIMEOUT   seconds per kernel (5400)
+#   STRESS_OUT       where the report goes (results/stress)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="make stress (scripts/stress.sh)"
+lab_lock
+
+read -r -a variants <<< "${STRESS_VARIANTS:-base patched}"
+flavor=${STRESS_FLAVOR-debug}
+mode=${STRESS_MODE:-full}
+mem=${STRESS_MEM:-768M}
+timeout=${STRESS_TIMEOUT:-5400}
+out=${STRESS_OUT:-$RESULTS/stress}
+case $mode in quick|full) ;; *) die "STRESS_MODE must be quick or full, not '$mode'" ;; esac
+
+S=$LAB/scripts
+start=$(date +%s)
+if [ -z "${STRESS_NO_BUILD:-}" ]; then
+	bash "$S/deps.sh"
+	bash "$S/fetch-base.sh"
+	bash "$S/apply-series.sh"
+	for v in "${variants[@]}"; do
+		case $v in
+		base|patched) ;;
+		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		esac
+		LAB_FLAVOR=$flavor bash "$S/build-kernel.sh" "$v"
+	done
+	bash "$S/make-initramfs.sh" patched
+fi
+disk=$(bash "$S/make-disk.sh" check)
+mkdir -p "$(dirname "$out")"
+
+runs=()
+for v in "${variants[@]}"; do
+	k=$v${flavor:+-$flavor}
+	c=$out-$k.console
+	log "stress ($mode) on $k"
+	t0=$(date +%s)
+	rc=0
+	bash "$S/run-guest.sh" -k "$BUILD/$k/bzImage" -j stress -a "$mode" \
+		-d "$disk" -f ext4 -m "$mem" -t "$timeout" -o "$c" || rc=$?
+	runs+=("$k=$c:$rc:$(( $(date +%s) - t0 ))")
+done
+rc=0
+python3 "$S/stress_report.py" "$out" "$mode" "$flavor" "$mem" "${runs[@]}" || rc=$?
+log "wrote ${out#"$LAB"/}.md and .json in $(( $(date +%s) - start ))s"
+[ "$rc" = 0 ] || die "stress: a run had problems (listed above)"
