@@ -77,6 +77,9 @@ if [ -n "$disk" ]; then
 fi
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
 [ -n "$args" ] && append="$append lab.args=${args// /,}"
+# LAB_CMDLINE: more kernel parameters; a later one wins (loglevel=7 after
+# the default 4 puts WARNING reports, which are KERN_WARNING, on the console)
+[ -n "${LAB_CMDLINE:-}" ] && append="$append $LAB_CMDLINE"
 qemu+=(-append "$append")
 
 echo "@@LAB-ACCEL $accel" > "$out"

@@ -42,6 +42,11 @@ if [ -z "${STRESS_NO_BUILD:-}" ]; then
 	bash "$S/make-initramfs.sh" patched
 fi
 disk=$(bash "$S/make-disk.sh" check)
+# The kernel's WARNING reports (WARN_ON, lockdep, RCU) are KERN_WARNING,
+# under the lab's loglevel=4. A debug kernel under TCG runs ACPI's _PRT
+# method so slowly that its loop times out (AE_AML_LOOP_TIMEOUT) and the
+# boot stalls for minutes: route PCI interrupts without ACPI there.
+export LAB_CMDLINE="${LAB_CMDLINE:-loglevel=7${flavor:+ pci=noacpi}}"
 mkdir -p "$(dirname "$out")"
 
 runs=()
