@@ -304,9 +304,10 @@ report() {
 	echo "selftest of the patched tree, built static with ${CROSS}gcc; Debian 12 arm64"
 	echo "busybox-static, e2fsprogs, xfsprogs in the initramfs; files on check-ext4.img."
 	echo "Expected: tests/selftest-expect.txt for the same kernel (written for x86, 4 KiB pages)."
+	echo "Options: $(grep -h -E '^CONFIG_(ARM64_64K_PAGES|PAGE_SHIFT|PGTABLE_LEVELS|TRANSPARENT_HUGEPAGE|TRANSPARENT_HUGEPAGE_MADVISE|LRU_GEN|LRU_GEN_ENABLED|MEMCG|PANIC_ON_OOPS)=' "$OUT/patched/config" | tr '\n' ' ')"
 	echo
 	for v in $VARIANTS; do
-		echo "- $v: Image built in $(cat "$OUT/$v/build-seconds" 2>/dev/null || echo ?) s (ccache: a variant built after another reuses its objects); $(cat "$tmp/$v.times")"
+		echo "- $v: make Image took $(cat "$OUT/$v/build-seconds" 2>/dev/null || echo ?) s in the last kernels stage (0 to a few s when nothing changed); $(cat "$tmp/$v.times")"
 	done
 	echo
 	for v in $VARIANTS; do
