@@ -16,6 +16,9 @@
 # does a build failure or a config without the options it is meant to
 # have. Writes results/config-matrix.md; exits 1 on any failure.
 #   config-matrix.sh [NAME...]   only those configs
+#   MATRIX_TEST_KCFLAGS=FLAGS    (to test this script) build patched's
+#       objects with KCFLAGS=FLAGS, e.g. -Wshadow: its new warnings must
+#       fail the config
 # Obj dirs: $KROOT/{base,patched}/obj-matrix-NAME, kept between runs, so a
 # second run reconfigures nothing and rebuilds two objects per tree
 # (from ccache when the sources did not change).
@@ -153,7 +156,10 @@ for c in "${CONFIGS[@]}"; do
 			res="FAIL (prepare $v)"; tail -5 "$out/$name-$v.prepare.log" | sed 's/^/    /'; break
 		fi
 		for f in "${OBJS[@]}"; do rm -f "$o/$f"; done
-		if ! mk "$v" "$o" W=1 "${OBJS[@]}" > "$log" 2>&1; then
+		extra=()
+		[ "$v" = patched ] && [ -n "${MATRIX_TEST_KCFLAGS:-}" ] &&
+			extra=(KCFLAGS="$MATRIX_TEST_KCFLAGS")
+		if ! mk "$v" "$o" W=1 "${extra[@]}" "${OBJS[@]}" > "$log" 2>&1; then
 			res="FAIL (build $v)"; grep -E 'error' "$log" | head -5 | sed 's/^/    /'; break
 		fi
 		warnings "$log" > "$out/$name-$v.warn"
@@ -172,7 +178,8 @@ for c in "${CONFIGS[@]}"; do
 		# in patched and not in base, counting repeats
 		comm -13 "$out/$name-base.warn" "$out/$name-patched.warn" > "$out/$name.new"
 		nn=$(wc -l < "$out/$name.new")
-		[ "$nn" = 0 ] || { res=${res:-FAIL (new warnings)}; sed 's/^/    new: /' "$out/$name.new"; }
+		[ "$nn" = 0 ] || { res=${res:-FAIL (new warnings)}; head -20 "$out/$name.new" | sed 's/^/    new: /'
+			[ "$nn" -le 20 ] || echo "    ... $((nn - 20)) more: $out/$name.new"; }
 		res=${res:-ok}
 	fi
 	secs=$(( $(date +%s) - start ))
