@@ -124,6 +124,10 @@ warnings() {
 		-e 's#^(\.\./)+src/##' -e 's#^([^: ]+):[0-9]+(:[0-9]+)?:#\1:#' | sort
 }
 
+names=" $(for c in "${CONFIGS[@]}"; do printf '%s ' "${c%%|*}"; done)"
+for n in "$@"; do
+	[[ $names == *" $n "* ]] || die "no config named '$n' (configs:$names)"
+done
 LLVM=$(llvm_suffix) || LLVM=
 want=" $* "
 rows=() failed=0 total_start=$(date +%s)
@@ -187,7 +191,6 @@ for c in "${CONFIGS[@]}"; do
 	[ "$res" = ok ] || failed=1
 	rows+=("| $name | ${cc:-?} | $nb | $np | $nn | $res | $secs |")
 done
-[ ${#rows[@]} -gt 0 ] || die "no config named: $*"
 total=$(( $(date +%s) - total_start ))
 
 {
