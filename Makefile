@@ -2,7 +2,7 @@
 # Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
 S := scripts
 
-.PHONY: demo demo-small sharp stress check check-lab fresh-check review deps base apply export kernels initramfs disks clean
+.PHONY: demo demo-small sharp stress check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
 demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
@@ -37,3 +37,7 @@ clean:           ## remove build/ (the cache outside the checkout stays)
 	rm -rf build
 review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off, htmldocs
 	bash $(S)/review.sh
+matrix:          ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K
+	bash $(S)/config-matrix.sh
+arm64:           ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md
+	bash $(S)/arm64-selftest.sh

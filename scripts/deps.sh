@@ -10,7 +10,8 @@ PKGS=${MMLAB_DEPS_PKGS:-"make gcc libc6-dev git flex bison bc libelf-dev libssl-
       ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates
-      util-linux"}
+      util-linux gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+      perl clang-19 lld-19 llvm-19"}
 
 # One query per package: dpkg-query exits non-zero for a package that is
 # not installed, which is the case this script exists for, so its status

@@ -1,0 +1,346 @@
+#!/bin/bash
+# The series' selftest on an arm64 guest with 64 KiB pages (issue 11).
+#   arm64-selftest.sh [STAGE...]   (make arm64)
+# Stages, all by default, in this order:
+#   kernels   build base and patched arm64 Images (tinyconfig +
+#             config/arm64-guest.config, cross gcc, ccache) in
+#             $KROOT/VARIANT/obj-arm64 -> build/arm64/VARIANT/Image
+#   initramfs an arm64 initramfs: busybox-static, e2fsprogs and xfsprogs
+#             of Debian 12 for arm64 (private apt setup, apt-get download,
+#             dpkg-deb -x), guest/init, guest/jobs/selftest.sh, and the
+#             patched tree's mmap_miss_recovery built static with the cross
+#             gcc -> build/arm64/initramfs.cpio
+#   run       boot each kernel under qemu-system-aarch64 -M virt -cpu max
+#             (TCG), run the selftest, compare each case with
+#             tests/selftest-expect.txt -> results/arm64-selftest.md
+#   report    (not by default: run ends with it) the report again, from
+#             the last run of each variant
+# Environment: ARM64_MEM (guest memory, default 2G), ARM64_TIMEOUT (per
+# guest, seconds, default 3000), ARM64_VARIANTS (default "base patched").
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="make arm64 (scripts/arm64-selftest.sh)"
+lab_lock
+
+KROOT=$(kroot)
+CROSS=aarch64-linux-gnu-
+OUT=$BUILD/arm64
+VARIANTS=${ARM64_VARIANTS:-base patched}
+FRAG=$LAB/config/arm64-guest.config
+mkdir -p "$OUT"
+command -v "${CROSS}gcc" >/dev/null ||
+	die "no ${CROSS}gcc: apt-get install gcc-aarch64-linux-gnu (scripts/deps.sh)"
+
+# akmake VARIANT MAKE_ARGS...: kmake, cross to arm64, in obj-arm64
+akmake() {
+	local v=$1
+	shift
+	kmake "$v" "$KROOT/$v/obj-arm64" ARCH=arm64 CROSS_COMPILE="$CROSS" \
+		CC="ccache ${CROSS}gcc" "$@"
+}
+
+# configure VARIANT: tinyconfig + the fragment in obj-arm64, unless it has
+# that configuration already (as build-kernel.sh)
+configure() {
+	local v=$1 obj=$KROOT/$1/obj-arm64 hash bad
+	[ -f "$KROOT/$v/src/Makefile" ] || die "no source tree for $v"
+	mkdir -p "$obj"
+	hash=$(sha256sum < "$FRAG" | cut -c1-16)
+	[ "$(cat "$obj/.lab-config" 2>/dev/null)" = "$hash" ] && [ -f "$obj/.config" ] && return 0
+	log "arm64 $v: configuring (tinyconfig + ${FRAG##*/})"
+	akmake "$v" tinyconfig >/dev/null
+	(cd "$obj" && "$KROOT/$v/src/scripts/kconfig/merge_config.sh" -m \
+		-O "$obj" "$obj/.config" "$FRAG" >/dev/null)
+	akmake "$v" olddefconfig >/dev/null
+	bad=$(config_unstuck "$obj/.config" "$FRAG")
+	[ -z "$bad" ] || die "arm64 $v: config options did not stick:$bad"
+	echo "$hash" > "$obj/.lab-config"
+}
+
+stage_kernels() {
+	local v obj start
+	for v in $VARIANTS; do
+		obj=$KROOT/$v/obj-arm64
+		configure "$v"
+		mkdir -p "$OUT/$v"
+		log "arm64 $v: building Image"
+		start=$(date +%s)
+		if ! nice -n 10 bash -c "$(declare -f kmake akmake); KROOT='$KROOT' CACHE='$CACHE' CROSS='$CROSS'; akmake '$v' Image" \
+			> "$obj/build.log" 2>&1; then
+			tail -30 "$obj/build.log" >&2
+			die "arm64 $v: kernel build failed (full log: $obj/build.log)"
+		fi
+		cp "$obj/arch/arm64/boot/Image" "$OUT/$v/Image"
+		cp "$obj/.config" "$OUT/$v/config"
+		echo "$(( $(date +%s) - start ))" > "$OUT/$v/build-seconds"
+		log "arm64 $v: built in $(cat "$OUT/$v/build-seconds")s -> build/arm64/$v/Image"
+	done
+}
+
+# --- initramfs --------------------------------------------------------
+# Debian 12's arm64 packages of what the guest runs: busybox-static, and
+# mke2fs and mkfs.xfs with the libraries they load (checked below, from
+# their ELF NEEDED entries, so a missing one is named, not found at boot).
+DEBS="busybox-static e2fsprogs xfsprogs libc6 libext2fs2 libcom-err2
+      libblkid1 libuuid1 libinih1 liburcu8"
+APTDIR=$CACHE/apt-arm64
+ROOT=$OUT/debroot
+
+fetch_debs() {
+	local stamp=$APTDIR/debs.done d
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$DEBS" ] && [ -x "$ROOT/bin/busybox" ]; then
+		return 0
+	fi
+	# the private setup: bookworm, as the host, arm64 only; the machine's
+	# apt configuration and dpkg architectures are left alone
+	APT_SUITES=bookworm private_apt "$APTDIR" deb
+	APTOPT+=(-o APT::Architecture=arm64 -o "APT::Architectures::=arm64")
+	log "arm64 initramfs: apt-get update (private, $APTDIR)"
+	apt_get_update "arm64 packages" "${APTOPT[@]}"
+	d=$APTDIR/debs
+	rm -rf "$d" "$ROOT" && mkdir -p "$d" "$ROOT"
+	# shellcheck disable=SC2086
+	(cd "$d" && apt-get "${APTOPT[@]}" -q download $DEBS) > "$APTDIR/download.log" 2>&1 ||
+		{ tail -5 "$APTDIR/download.log" >&2; die "apt-get download of the arm64 packages failed"; }
+	for f in "$d"/*.deb; do dpkg-deb -x "$f" "$ROOT" || die "cannot extract $f"; done
+	echo "$DEBS" > "$stamp"
+	log "arm64 initramfs: $(ls "$d" | wc -l) packages in $ROOT"
+}
+
+# elf_libs FILE...: the libraries FILE... load, transitively, as paths in
+# ROOT ("lib/aarch64-linux-gnu/libc.so.6"), with the interpreter
+elf_libs() {
+	local todo=("$@") seen=" " f n p
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]} todo=("${todo[@]:1}")
+		for n in $("${CROSS}readelf" -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			p=
+			for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+				[ -e "$ROOT/$d/$n" ] && { p=$d/$n; break; }
+			done
+			[ -n "$p" ] || die "arm64 initramfs: ${f##*/} needs $n, which no package of DEBS has"
+			echo "$p"
+			todo+=("$ROOT/$p")
+		done
+		"${CROSS}readelf" -l "$f" | sed -n 's/.*interpreter: \/\(.*\)\]/\1/p'
+	done | sort -u
+}
+
+build_selftest() {
+	local v=patched s st hdr extra f
+	s=$KROOT/$v/src st=$s/tools/testing/selftests/mm
+	[ -f "$st/mmap_miss_recovery.c" ] || die "$v has no mmap_miss_recovery.c selftest"
+	hdr=$KROOT/$v/obj-arm64/usr/include
+	if [ ! -f "$hdr/linux/mman.h" ] || [ "$hdr/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
+		configure "$v"
+		akmake "$v" headers >/dev/null || die "make ARCH=arm64 headers failed in $v"
+	fi
+	extra=
+	for f in vm_util.c hugepage_settings.c thp_settings.c; do
+		[ -f "$st/$f" ] && extra="$extra $f"
+	done
+	# include order as the kselftest Makefiles: the uapi of the tree, then
+	# tools/include/uapi, both -isystem (its linux/types.h has no __u128,
+	# which arm64's asm/sigcontext.h needs)
+	# shellcheck disable=SC2086
+	(cd "$st" && "${CROSS}gcc" -O2 -Wall -static -isystem "$hdr" -I. \
+		-I"$s/tools/testing/selftests" -isystem "$s/tools/include/uapi" \
+		-o "$OUT/guest/bin/mmap_miss_recovery" mmap_miss_recovery.c $extra -lm) \
+		2> "$OUT/selftest-build.log" ||
+		{ cat "$OUT/selftest-build.log" >&2; die "building the arm64 selftest failed"; }
+	log "arm64 initramfs: selftest from $v ($(grep -c warning: "$OUT/selftest-build.log") warnings)"
+}
+
+stage_initramfs() {
+	local g=$OUT/guest gen tools libs f p
+	fetch_debs
+	rm -rf "$g" && mkdir -p "$g/bin"
+	build_selftest
+	tools=(sbin/mke2fs sbin/mkfs.xfs)
+	for f in bin/busybox "${tools[@]}"; do
+		[ -f "$ROOT/$f" ] || die "arm64 initramfs: no $f in the packages"
+	done
+	"${CROSS}readelf" -l "$ROOT/bin/busybox" | grep -q interpreter &&
+		die "arm64 initramfs: busybox of busybox-static is not static"
+	mapfile -t libs < <(elf_libs "${tools[@]/#/$ROOT/}")
+	gen=$OUT/gen_init_cpio
+	[ -x "$gen" ] && [ "$gen" -nt "$KROOT/base/src/usr/gen_init_cpio.c" ] ||
+		gcc -O2 -o "$gen" "$KROOT/base/src/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+	{
+		for d in /bin /dev /proc /sys /tmp /mnt /lab /lab/bin /lab/jobs /etc /usr /usr/sbin; do
+			echo "dir $d 0755 0 0"
+		done
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "nod /dev/null 0666 0 0 c 1 3"
+		echo "file /bin/busybox $ROOT/bin/busybox 0755 0 0"
+		echo "file /init $LAB/guest/init 0755 0 0"
+		echo "file /lab/jobs/selftest.sh $LAB/guest/jobs/selftest.sh 0755 0 0"
+		echo "file /lab/bin/mmap_miss_recovery $g/bin/mmap_miss_recovery 0755 0 0"
+		for f in "${libs[@]}"; do
+			p=
+			for c in $(dirname "$f" | tr / ' '); do p=$p/$c; echo "dir $p 0755 0 0"; done
+		done | awk '!seen[$0]++'
+		# each library as a file at the name the loader looks for
+		for f in "${libs[@]}"; do
+			echo "file /$f $(realpath "$ROOT/$f") 0755 0 0"
+		done
+		# in /usr/sbin, which guest/init puts before busybox's /bin
+		echo "file /usr/sbin/mke2fs $ROOT/sbin/mke2fs 0755 0 0"
+		echo "slink /usr/sbin/mkfs.ext4 mke2fs 0777 0 0"
+		echo "file /usr/sbin/mkfs.xfs $ROOT/sbin/mkfs.xfs 0755 0 0"
+		echo "file /etc/mke2fs.conf $ROOT/etc/mke2fs.conf 0644 0 0"
+	} > "$OUT/cpio.list"
+	"$gen" "$OUT/cpio.list" > "$OUT/initramfs.cpio" || die "gen_init_cpio failed"
+	log "arm64 initramfs: $OUT/initramfs.cpio ($(du -h "$OUT/initramfs.cpio" | cut -f1); libraries: ${libs[*]##*/})"
+}
+
+# --- run ----------------------------------------------------------------
+# boot VARIANT: run the selftest job on build/arm64/VARIANT/Image with the
+# check disk (snapshot: never written) as /mnt; the console, each line
+# prefixed with the host's time (for per-case times), goes to
+# results/console-arm64-VARIANT.log. Returns qemu's status.
+boot() {
+	local v=$1 con=$RESULTS/console-arm64-$1.log rc
+	local disk=$CACHE/disks/check-ext4.img
+	[ -f "$OUT/$v/Image" ] || die "no build/arm64/$v/Image: run the kernels stage"
+	[ -f "$OUT/initramfs.cpio" ] || die "no build/arm64/initramfs.cpio: run the initramfs stage"
+	[ -f "$disk" ] || die "no $disk (scripts/make-disk.sh check)"
+	date +%s > "$OUT/report/$v.start"
+	log "arm64 $v: booting (TCG, -m ${ARM64_MEM:-2G}, timeout ${ARM64_TIMEOUT:-3000}s)"
+	# one TCG thread for both vCPUs, as run-guest.sh does: coherent code
+	# patching, and one host core, not two, on a shared machine
+	set +e
+	timeout --foreground -k 5 "${ARM64_TIMEOUT:-3000}" \
+		nice -n 5 qemu-system-aarch64 -M virt -cpu max -accel tcg,thread=single \
+		-smp 2 -m "${ARM64_MEM:-2G}" -nographic -no-reboot \
+		-kernel "$OUT/$v/Image" -initrd "$OUT/initramfs.cpio" \
+		-drive "file=$disk,format=raw,if=none,id=d0,cache=unsafe,snapshot=on" \
+		-device virtio-blk-device,drive=d0 \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 oops=panic lab.job=selftest lab.fs=ext4" \
+		< /dev/null 2>&1 | stdbuf -oL tr -d '\r' |
+		perl -MTime::HiRes=time -ne '$|=1; printf "[%.1f] %s", time, $_' > "$con"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# cases CONSOLE: "case result seconds messages" per case, from the TAP
+# and the host times of its "#  RUN" and result lines; messages are the
+# test's own (TH_LOG and failed expectations, not the fixture's line that
+# names the file system), "; "-separated, or a skip's reason
+cases() {
+	perl -ne '
+		if (/^\[([\d.]+)\] #  RUN +\S+?\.(\S+) \.\.\./) { $t0 = $1; @why = (); next }
+		if (/^\[[\d.]+\] # \S+?:(\d+):\S+?:(.*)$/) { push @why, $2 unless $1 == '"$SETUP_LINE"'; next }
+		if (/^\[([\d.]+)\] (not ok|ok) \d+ \S+?\.(\S+)(.*)$/) {
+			my ($t, $r, $c, $rest) = ($1, $2, $3, $4);
+			my $res = $rest =~ /# SKIP\s*(.*)/ ? "skip" : ($r eq "ok" ? "pass" : "fail");
+			my $w = $res eq "skip" ? $1 : join("; ", @why);
+			$w =~ s/\|/\\|/g;
+			printf "%s\t%s\t%.0f\t%s\n", $c, $res, $t - $t0, $w;
+		}' "$1"
+}
+
+# since T: seconds from $first to T, or "never" when T is empty
+since() { if [ -n "$1" ]; then echo "$(( $1 - first )) s"; else echo never; fi; }
+
+stage_run() {
+	local v con rc tapv secs booted done_at first
+	local tmp=$OUT/report
+	mkdir -p "$tmp" "$RESULTS"
+	# the line of the fixture's message "ext4, 4096-byte blocks, on loop0"
+	SETUP_LINE=$(grep -n 'TH_LOG("%s, %lu-byte blocks' \
+		"$KROOT/patched/src/tools/testing/selftests/mm/mmap_miss_recovery.c" | cut -d: -f1)
+	SETUP_LINE=${SETUP_LINE:-0}
+	for v in $VARIANTS; do
+		con=$RESULTS/console-arm64-$v.log
+		rc=0; boot "$v" || rc=$?
+		first=$(cat "$tmp/$v.start")
+		booted=$(grep -m1 '@@LAB-BOOT' "$con" | sed 's/^\[\([0-9]*\).*/\1/') || booted=
+		done_at=$(grep -m1 '@@LAB-DONE' "$con" | sed 's/^\[\([0-9]*\).*/\1/') || done_at=
+		secs=$(grep -o '@@TAP-END.*seconds=[0-9]*' "$con" | sed 's/.*=//') || secs=
+		echo "qemu exit $rc; after qemu started: init at $(since "$booted"), job done at $(since "$done_at"); selftest ${secs:-did not finish}${secs:+ s}" \
+			> "$tmp/$v.times"
+		cases "$con" > "$tmp/$v.cases"
+		# tap.py reads the console without the host times
+		sed 's/^\[[0-9.]*\] //' "$con" > "$tmp/$v.console"
+		tapv=$v
+		python3 "$LAB/scripts/tap.py" "$tmp/$v.console" --expect \
+			"$LAB/tests/selftest-expect.txt" "$tapv" > "$tmp/$v.expect" 2>&1 || true
+		log "arm64 $v: $(cat "$tmp/$v.times"); $(cut -f2 "$tmp/$v.cases" | sort | uniq -c | tr -s ' \n' ' ')"
+	done
+	stage_report
+}
+
+# the report of the last run of each of VARIANTS, and the verdict
+stage_report() {
+	local v bad md=$RESULTS/arm64-selftest.md tmp=$OUT/report
+	for v in $VARIANTS; do
+		[ -f "$tmp/$v.cases" ] || die "no run of $v yet (stage run)"
+	done
+	report > "$md"
+	log "wrote results/arm64-selftest.md"
+	# judged: every guest ran the whole selftest, and patched fails no
+	# case (how each case compares with x86 is in the report, not judged)
+	bad=
+	for v in $VARIANTS; do
+		grep -q '@@TAP-END' "$tmp/$v.console" || bad="$bad $v:no-TAP-END"
+	done
+	case " $VARIANTS " in *" patched "*)
+		grep -q -P '\tfail\t' "$tmp/patched.cases" && bad="$bad patched:failing-cases" ;;
+	esac
+	[ -z "$bad" ] || die "arm64 selftest:$bad (results/arm64-selftest.md)"
+}
+
+# report: results/arm64-selftest.md from $OUT/report
+report() {
+	local v c r t w x tmp=$OUT/report
+	echo "# mmap_miss_recovery on arm64, 64 KiB pages (qemu -M virt -cpu max, TCG)"
+	echo
+	echo "Command: \`scripts/arm64-selftest.sh\` (make arm64), $(date -u '+%F %H:%M') UTC."
+	echo "Kernels: tinyconfig + config/arm64-guest.config, $(cat "$OUT"/*/config 2>/dev/null | sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' | sort -u);"
+	echo "selftest of the patched tree, built static with ${CROSS}gcc; Debian 12 arm64"
+	echo "busybox-static, e2fsprogs, xfsprogs in the initramfs; files on check-ext4.img."
+	echo "Expected: tests/selftest-expect.txt for the same kernel (written for x86, 4 KiB pages)."
+	echo "Options: $(grep -h -E '^CONFIG_(ARM64_64K_PAGES|PAGE_SHIFT|PGTABLE_LEVELS|TRANSPARENT_HUGEPAGE|TRANSPARENT_HUGEPAGE_MADVISE|LRU_GEN|LRU_GEN_ENABLED|MEMCG|PANIC_ON_OOPS)=' "$OUT/patched/config" | tr '\n' ' ')"
+	echo
+	for v in $VARIANTS; do
+		echo "- $v: make Image took $(cat "$OUT/$v/build-seconds" 2>/dev/null || echo ?) s in the last kernels stage (0 to a few s when nothing changed); $(cat "$tmp/$v.times")"
+	done
+	echo
+	for v in $VARIANTS; do
+		echo "- $v, as x86 expects: $(grep -c -E 'expected .* got' "$tmp/$v.expect" | xargs -I{} expr {} - "$(grep -c 'WRONG' "$tmp/$v.expect")") of $(wc -l < "$tmp/$v.cases") cases; differing (bold below): $(grep WRONG "$tmp/$v.expect" | awk '{print "expected " $3 ", got " $5}' | sort | uniq -c | sed 's/^ *//' | paste -sd';' - | sed 's/;/; /g')"
+	done
+	echo
+	printf '| case |'; for v in $VARIANTS; do printf ' %s | x86 expects | s |' "$v"; done; echo
+	printf '|---|'; for v in $VARIANTS; do printf -- '---|---|---|'; done; echo
+	for c in $(cut -f1 "$tmp"/*.cases | awk '!seen[$0]++'); do
+		printf '| %s |' "$c"
+		for v in $VARIANTS; do
+			IFS=$'\t' read -r _ r t w < <(grep -P "^\Q$c\E\t" "$tmp/$v.cases") || r=missing t=-
+			x=$(grep -E "^  $c +expected" "$tmp/$v.expect" | awk '{print $3}')
+			# bold where it differs from what x86 expects
+			[ "${r:-missing}" = "${x:-?}" ] || r="**${r:-missing}**"
+			printf ' %s | %s | %s |' "${r:-missing}" "${x:-?}" "${t:--}"
+		done
+		echo
+	done
+	echo
+	echo "What each case said (its own messages; for a skip, the reason):"
+	echo
+	for v in $VARIANTS; do
+		while IFS=$'\t' read -r c r t w; do
+			echo "- $v $c ($r): $w"
+		done < "$tmp/$v.cases"
+	done
+}
+
+stages=${*:-kernels initramfs run}
+for s in $stages; do
+	case $s in
+	kernels|initramfs|run|report) "stage_$s" ;;
+	*) die "unknown stage '$s' (kernels, initramfs, run, report)" ;;
+	esac
+done
