@@ -21,6 +21,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make arm64 (scripts/arm64-selftest.sh)"
 lab_lock
+bash "$(dirname "$0")/deps.sh" matrix
 
 KROOT=$(kroot)
 CROSS=aarch64-linux-gnu-

@@ -26,6 +26,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make matrix (scripts/config-matrix.sh)"
 lab_lock
+bash "$(dirname "$0")/deps.sh" matrix || exit 1
 
 KROOT=$(kroot)
 for v in base patched; do

@@ -2,6 +2,9 @@
 # Install the host packages the lab needs (Debian 12, as root). Quick and
 # silent when they are all there already; otherwise says what it installs,
 # and, when apt cannot install one, which one and apt's error.
+#   deps.sh [matrix]  matrix: also what make matrix and make arm64 need
+#                     (cross gcc, qemu-system-arm, clang 19), which make
+#                     demo and make check do not
 #   MMLAB_DEPS_PKGS="pkg ..." replaces the list (for tests)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -10,8 +13,14 @@ PKGS=${MMLAB_DEPS_PKGS:-"make gcc libc6-dev git flex bison bc libelf-dev libssl-
       ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates
-      util-linux gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-      perl clang-19 lld-19 llvm-19"}
+      util-linux perl"}
+for g in "$@"; do
+	case $g in
+	matrix) PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+		clang-19 lld-19 llvm-19" ;;
+	*) die "deps.sh: no package group '$g' (matrix)" ;;
+	esac
+done
 
 # One query per package: dpkg-query exits non-zero for a package that is
 # not installed, which is the case this script exists for, so its status
