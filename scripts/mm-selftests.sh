@@ -20,7 +20,8 @@
 # Writes results/mm-selftests.md and results/mm-selftests.json (per test
 # and, where the test prints TAP, per subtest: base, patched) and the
 # consoles results/console-mm-selftests-{base,patched}.log. Exits 1 when
-# the series fails a test or subtest that base passes.
+# the series fails, in any round, a test or subtest that base fails in
+# none.
 #
 #   MMTESTS_KERNEL_DIR  take DIR/base/bzImage and DIR/patched/bzImage
 #                       (e.g. /work/kernels) instead of building the two
@@ -28,6 +29,10 @@
 #   MMTESTS_ONLY        run only the tests whose ID matches this shell
 #                       pattern (default: all of the list), for development
 # Run it under nice on a shared machine (nice -n 10 make mm-selftests).
+#   MMTESTS_ROUNDS      times the guest runs the whole list (2): a case
+#                       that fails in some rounds only shows as such
+#                       (pass/fail), and a failure of base in any round
+#                       is not blamed on the series
 #   MMTESTS_MEM         guest memory (2G)
 #   MMTESTS_TIMEOUT     seconds for one kernel's whole guest run (2400)
 set -euo pipefail
@@ -37,7 +42,9 @@ lab_lock
 
 only=${MMTESTS_ONLY:-*}
 mem=${MMTESTS_MEM:-2G}
+rounds=${MMTESTS_ROUNDS:-2}
 guest_timeout=${MMTESTS_TIMEOUT:-2400}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "MMTESTS_ROUNDS must be a positive number, not '$rounds'"
 list=$LAB/scripts/mm-selftests.list
 [ -r "$list" ] || die "no $list"
 S=$LAB/scripts
@@ -76,7 +83,7 @@ while read -r id rest; do
 done < "$extra/plan.all" > "$extra/plan"
 rm "$extra/plan.all"
 [ -s "$extra/plan" ] || die "MMTESTS_ONLY='$only' matches no test of $list"
-while read -r id t where cmd args; do
+while read -r id t where cmd _; do
 	[[ $t =~ ^[0-9]+$ ]] || die "$list: $id: timeout '$t' is not a number"
 	case $where in ext4|tmpfs) ;; *) die "$list: $id: WHERE must be ext4 or tmpfs, not '$where'" ;; esac
 	[ -n "$cmd" ] || die "$list: $id: no command"
@@ -157,7 +164,7 @@ for v in "${variants[@]}"; do
 	log "mm-selftests: on $v ($kdir/$v/bzImage)"
 	t0=$(date +%s)
 	if ! bash "$S/run-guest.sh" -k "$kdir/$v/bzImage" -i "$initrd" \
-		-j mm-selftests -d "$disk" -f ext4 -m "$mem" \
+		-j mm-selftests -a "$rounds" -d "$disk" -f ext4 -m "$mem" \
 		-t "$guest_timeout" -o "$con"; then
 		warn "mm-selftests: the guest run on $v did not finish cleanly (above); its tests are reported as they ran"
 		guest_rc=1
@@ -168,11 +175,12 @@ done
 
 # ---- the report
 rc=0
-python3 - "$RESULTS/mm-selftests" "$list" "$only" "${logs[@]}" <<'EOF' || rc=$?
+python3 - "$RESULTS/mm-selftests" "$list" "$only" "$rounds" "${logs[@]}" <<'EOF' || rc=$?
 import fnmatch, json, re, sys
 
-prefix, listfile, only = sys.argv[1:4]
-consoles = [a.split("=", 1) for a in sys.argv[4:]]
+prefix, listfile, only, rounds = sys.argv[1:5]
+rounds = int(rounds)
+consoles = [a.split("=", 1) for a in sys.argv[5:]]
 kernels = [k for k, _ in consoles]
 
 run, left, notes = [], [], []
@@ -188,21 +196,31 @@ for line in open(listfile):
         notes.append((f[1], f[2]))
 
 TAP = re.compile(r"^(ok|not ok) (\d+)(?: -)? ?(.*)$")
+BAD = ("fail", "timeout", "unfinished", "missing")
+ORDER = ("pass", "fail", "timeout", "unfinished", "skip", "xfail", "missing")
+
 
 def parse(path):
-    """{id: {status, rc, seconds, subtests: {key: status}}}, guest info"""
-    tests, cur, info = {}, None, {"warnings": []}
+    """[{id: {status, rc, seconds, restored, subtests: {key: status}}}
+    per round], guest info"""
+    rnds, cur, info = [{}], None, {"warnings": []}
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
+        m = re.search(r"@@MMT-ROUND (\d+)", line)
+        if m:
+            if int(m.group(1)) > 1:
+                rnds.append({})
+            cur = None
+            continue
         m = re.search(r"@@MMT-BEGIN (\S+)", line)
         if m:
-            cur = tests.setdefault(m.group(1), {"subtests": {}, "restored": None})
+            cur = rnds[-1].setdefault(m.group(1), {"subtests": {}})
             cur["status"] = "unfinished"
             continue
         m = re.search(r"@@MMT-END (\S+) rc=(\d+) seconds=(\d+)(.*)", line)
         if m and cur is not None:
-            rc, secs = int(m.group(2)), int(m.group(3))
-            cur.update(rc=rc, seconds=secs)
+            rc = int(m.group(2))
+            cur.update(rc=rc, seconds=int(m.group(3)))
             if "timeout" in m.group(4):
                 cur["status"] = "timeout"
             elif "no xfs" in m.group(4):
@@ -212,18 +230,16 @@ def parse(path):
             cur = None
             continue
         m = re.search(r"@@MMT-RESTORED (\S+): (.*)", line)
-        if m and m.group(1) in tests:
-            tests[m.group(1)]["restored"] = m.group(2).strip()
+        if m and m.group(1) in rnds[-1]:
+            rnds[-1][m.group(1)]["restored"] = m.group(2).strip()
             continue
-        m = re.search(r"@@MMT-HOST seconds=(\d+)", line)
-        if m:
-            info["seconds"] = int(m.group(1))
-        m = re.search(r"@@LAB-ACCEL (\S+)", line)
-        if m:
-            info["accel"] = m.group(1)
-        m = re.search(r"@@LAB-BOOT kernel=(\S+)", line)
-        if m:
-            info["uname"] = m.group(1)
+        for key, pat in (("seconds", r"@@MMT-HOST seconds=(\d+)"),
+                         ("accel", r"@@LAB-ACCEL (\S+)"),
+                         ("uname", r"@@LAB-BOOT kernel=(\S+)"),
+                         ("plan", r"@@MMT-PLAN (.*)")):
+            m = re.search(pat, line)
+            if m:
+                info[key] = m.group(1)
         if re.search(r"(WARNING:|BUG:|Oops|Kernel panic|Call Trace)", line):
             info["warnings"].append(line.strip())
         if cur is None:
@@ -245,124 +261,175 @@ def parse(path):
         # numbered: the same plan on both kernels lines them up, and
         # cow repeats its descriptions under different set-ups
         cur["subtests"]["%04d %s" % (num, d.strip())] = st
-    return tests, info
+    return rnds, info
+
 
 def note(tid, s):
-    """the list's reason for a failure of test tid (subtest s), or """""
+    """the list's reason for a failure of test tid (subtest s), or "" """
     name = tid if s is None else "%s/%s" % (tid, s.split(" ", 1)[-1])
     for pat, why in notes:
         if fnmatch.fnmatchcase(name, pat):
             return why
     return ""
 
-results, infos = {}, {}
+
+def agg(sts):
+    """one status for all rounds, or each round's: pass/fail"""
+    return sts[0] if len(set(sts)) == 1 else "/".join(sts)
+
+
+parsed, infos = {}, {}
 for k, path in consoles:
-    results[k], infos[k] = parse(path)
+    parsed[k], infos[k] = parse(path)
+    infos[k]["rounds_run"] = len(parsed[k])
 
-BAD = ("fail", "timeout", "unfinished", "missing")
-def get(k, tid):
-    return results[k].get(tid, {"status": "missing", "subtests": {}})
+records, diffs = [], {"new": [], "both": [], "base only": []}
 
-records, new_fail, both_fail, fixed = [], [], [], []
+
+def classify(tid, s, bl, pl):
+    bbad = sum(x in BAD for x in bl)
+    pbad = sum(x in BAD for x in pl)
+    if pbad and not bbad:
+        kind = "new"
+    elif pbad and bbad:
+        kind = "both"
+    elif bbad:
+        kind = "base only"
+    else:
+        return
+    diffs[kind].append({"test": tid, "subtest": s, "base": agg(bl),
+                        "patched": agg(pl), "patched_failed_rounds": pbad,
+                        "base_failed_rounds": bbad, "why": note(tid, s)})
+
+
 for t in run:
     rec = dict(t)
+    per = {}
     for k in kernels:
-        rec[k] = get(k, t["id"])
-    b, p = rec["base"], rec["patched"]
-    if p["status"] in BAD and b["status"] == "pass":
-        new_fail.append((t["id"], None, b["status"], p["status"]))
-    elif p["status"] in BAD and b["status"] in BAD:
-        both_fail.append((t["id"], None, b["status"], p["status"]))
-    elif b["status"] in BAD and p["status"] == "pass":
-        fixed.append((t["id"], None, b["status"], p["status"]))
-    keys = list(b["subtests"]) + [x for x in p["subtests"] if x not in b["subtests"]]
+        rs = [parsed[k][r].get(t["id"], {"status": "missing", "subtests": {}})
+              if r < len(parsed[k]) else {"status": "missing", "subtests": {}}
+              for r in range(rounds)]
+        keys = []
+        for r in rs:
+            keys += [x for x in r["subtests"] if x not in keys]
+        per[k] = (rs, keys)
+    keys = per["base"][1] + [x for x in per["patched"][1] if x not in per["base"][1]]
+    for k in kernels:
+        rs = per[k][0]
+        rec[k] = {
+            "status": agg([r["status"] for r in rs]),
+            "rounds": [{x: r.get(x) for x in ("status", "rc", "seconds", "restored")} for r in rs],
+            "subtests": {s: [r["subtests"].get(s, "missing") for r in rs] for s in keys},
+        }
+    classify(t["id"], None, [r["status"] for r in per["base"][0]],
+             [r["status"] for r in per["patched"][0]])
     for s in keys:
-        bs, ps = b["subtests"].get(s, "missing"), p["subtests"].get(s, "missing")
-        if ps in BAD and bs in ("pass", "xfail"):
-            new_fail.append((t["id"], s, bs, ps))
-        elif ps in BAD and bs in BAD:
-            both_fail.append((t["id"], s, bs, ps))
-        elif bs in BAD and ps in ("pass", "xfail"):
-            fixed.append((t["id"], s, bs, ps))
+        classify(t["id"], s, rec["base"]["subtests"][s], rec["patched"]["subtests"][s])
     records.append(rec)
 
-def counts(st):
+
+def ccount(c):
+    return " ".join("%d %s" % (c[x], x) for x in sorted(c, key=lambda x: (
+        ORDER.index(x) if x in ORDER else len(ORDER), x))) or "-"
+
+
+def counts(vals):
     c = {}
-    for v in st.values():
+    for v in vals:
         c[v] = c.get(v, 0) + 1
     return c
 
-def cstr(st):
-    return ccount(counts(st))
 
-def ccount(c):
-    return " ".join("%d %s" % (c[x], x) for x in ("pass", "fail", "timeout", "unfinished", "skip", "xfail", "missing") if c.get(x)) or "-"
+def name(d):
+    return d["test"] + (" / " + d["subtest"] if d["subtest"] else "")
 
-md = []
-md.append("# Upstream mm selftests on base and patched\n")
-md.append("Written by `make mm-selftests` (scripts/mm-selftests.sh): the mm selftests "
-          "that touch file mappings, readahead and THP, built statically from the "
-          "series' tree, run one by one in a guest of each kernel (QEMU, "
-          "check disk as ext4 on /mnt). The list and the reasons: "
-          "scripts/mm-selftests.list.\n")
+
+def rounds_of(d, k):
+    n = d[k + "_failed_rounds"]
+    return "every round" if n == rounds else "%d of %d rounds" % (n, rounds)
+
+
+md = ["# Upstream mm selftests on base and patched\n",
+      "Written by `make mm-selftests` (scripts/mm-selftests.sh): the upstream mm "
+      "selftests that touch file mappings, readahead and THP, built statically "
+      "from the series' tree, run one by one in a guest of each kernel (QEMU, "
+      "the check disk as ext4 on /mnt, a swap file and a loop xfs on it), the "
+      "whole list run %d time(s) per boot (rounds). The tests, and why each is run or left "
+      "out: scripts/mm-selftests.list; the consoles: "
+      "results/console-mm-selftests-{base,patched}.log.\n" % rounds]
 for k in kernels:
     i = infos[k]
-    md.append("- %s: `%s`, %s, guest run %s s, kernel messages matching "
-              "WARNING/BUG/Oops/panic/Call Trace: %d" % (
-                  k, i.get("uname", "?"), i.get("accel", "?"),
-                  i.get("seconds", "?"), len(i["warnings"])))
+    md.append("- %s: `%s` (%s), %s; guest run %s s (boot to power-off), %d of %d "
+              "rounds ran; kernel messages matching WARNING/BUG/Oops/panic/Call "
+              "Trace: %d" % (k, i.get("uname", "?"), dict(consoles)[k].rsplit("/", 1)[-1],
+                             i.get("accel", "?"), i.get("seconds", "?"),
+                             i["rounds_run"], rounds, len(i["warnings"])))
 md.append("")
-md.append("**new failures: %d** (a test or subtest that base passes and "
-          "patched fails)\n" % len(new_fail))
-for tid, s, bs, ps in new_fail:
-    md.append("- %s%s: base %s, patched %s" % (tid, " / " + s if s else "", bs, ps))
-if new_fail:
+md.append("**new failures: %d** (a test or subtest that patched fails in any "
+          "round and base fails in none)\n" % len(diffs["new"]))
+for d in diffs["new"]:
+    md.append("- %s: base %s, patched %s (%s)" % (name(d), d["base"], d["patched"],
+                                                  rounds_of(d, "patched")))
+if diffs["new"]:
     md.append("")
-md.append("Failing on both kernels: %d; failing on base only: %d.\n" % (len(both_fail), len(fixed)))
-for what, l in (("both", both_fail), ("base only", fixed)):
-    for tid, s, bs, ps in l:
-        why = note(tid, s)
-        md.append("- %s: %s%s (base %s, patched %s)%s" % (what, tid, " / " + s if s else "",
-                                                          bs, ps, ": " + why if why else ""))
+md.append("Failing on both kernels: %d; on base only: %d.\n" % (
+    len(diffs["both"]), len(diffs["base only"])))
+for kind in ("both", "base only"):
+    for d in diffs[kind]:
+        md.append("- %s: %s (base %s, patched %s)%s" % (
+            kind, name(d), d["base"], d["patched"], ": " + d["why"] if d["why"] else ""))
 md.append("")
 md.append("## Tests\n")
+md.append("Status per test from its exit code (0 pass, 4 skip, else fail; "
+          "timeout when killed); one status for all rounds, or each round's "
+          "(pass/fail). Subtests: the test's TAP lines, counted by their "
+          "status over the rounds. Seconds: each round's.\n")
 md.append("| test | command (where) | base | patched | base subtests | patched subtests | base s | patched s |")
 md.append("|---|---|---|---|---|---|---|---|")
 for r in records:
     b, p = r["base"], r["patched"]
+    sec = lambda x: "/".join(str(y["seconds"]) if y["seconds"] is not None else "-" for y in x["rounds"])
     md.append("| %s | `%s` (%s) | %s | %s | %s | %s | %s | %s |" % (
         r["id"], r["command"], r["where"], b["status"], p["status"],
-        cstr(b["subtests"]), cstr(p["subtests"]),
-        b.get("seconds", "-"), p.get("seconds", "-")))
+        ccount(counts(agg(v) for v in b["subtests"].values())),
+        ccount(counts(agg(v) for v in p["subtests"].values())), sec(b), sec(p)))
+tot = {k: counts(r[k]["status"] for r in records) for k in kernels}
+sub = {k: counts(agg(v) for r in records for v in r[k]["subtests"].values()) for k in kernels}
 md.append("")
-restored = [(r["id"], k, r[k]["restored"]) for r in records for k in kernels if r[k].get("restored")]
+for k in kernels:
+    md.append("- %s: tests %s; subtests %s" % (k, ccount(tot[k]), ccount(sub[k])))
+md.append("")
+restored = [(r["id"], k, i + 1, x["restored"]) for r in records for k in kernels
+            for i, x in enumerate(r[k]["rounds"]) if x.get("restored")]
 if restored:
     md.append("THP settings a test left changed, put back by the job before the next test:\n")
-    for tid, k, what in restored:
-        md.append("- %s on %s: %s" % (tid, k, what))
+    for tid, k, i, what in restored:
+        md.append("- %s on %s, round %d: %s" % (tid, k, i, what))
     md.append("")
 md.append("## Why these tests\n")
 for r in records:
-    md.append("- **%s** (`%s`): %s" % (r["id"], r["command"], r["why"]))
+    md.append("- **%s** (`%s`, %s): %s" % (r["id"], r["command"], r["where"], r["why"]))
 md.append("")
 md.append("## Left out\n")
 for l in left:
     md.append("- %s: %s" % (l["tests"], l["why"]))
 md.append("")
 md.append("## Subtests\n")
-md.append("Numbered as the test numbers them (TAP), so that the same case lines up on both kernels.\n")
+md.append("Named by the test's TAP number and description, so that the same "
+          "case lines up on both kernels.\n")
 for r in records:
     b, p = r["base"], r["patched"]
-    keys = list(b["subtests"]) + [x for x in p["subtests"] if x not in b["subtests"]]
-    if not keys:
+    if not b["subtests"]:
         continue
     md.append("### %s\n" % r["id"])
     md.append("| subtest | base | patched |")
     md.append("|---|---|---|")
-    for s in keys:
-        bs, ps = b["subtests"].get(s, "missing"), p["subtests"].get(s, "missing")
-        mark = " **new failure**" if (ps in BAD and bs in ("pass", "xfail")) else ""
-        md.append("| %s | %s | %s%s |" % (s.replace("|", "\\|"), bs, ps, mark))
+    for s in b["subtests"]:
+        bl, pl = b["subtests"][s], p["subtests"][s]
+        mark = ""
+        if any(x in BAD for x in pl) and not any(x in BAD for x in bl):
+            mark = " **new failure**"
+        md.append("| %s | %s | %s%s |" % (s.replace("|", "\\|"), agg(bl), agg(pl), mark))
     md.append("")
 for k in kernels:
     if infos[k]["warnings"]:
@@ -372,22 +439,24 @@ for k in kernels:
         md.append("```\n")
 open(prefix + ".md", "w").write("\n".join(md) + "\n")
 
-json.dump({"kernels": {k: {"console": dict(consoles)[k], **{x: y for x, y in infos[k].items()}} for k in kernels},
+json.dump({"rounds": rounds,
+           "kernels": {k: dict(infos[k], console=dict(consoles)[k]) for k in kernels},
            "tests": records, "left_out": left,
-           "new_failures": [{"test": a, "subtest": b, "base": c, "patched": d} for a, b, c, d in new_fail],
-           "failing_on_both": [{"test": a, "subtest": b, "base": c, "patched": d, "why": note(a, b)} for a, b, c, d in both_fail],
-           "failing_on_base_only": [{"test": a, "subtest": b, "base": c, "patched": d, "why": note(a, b)} for a, b, c, d in fixed]},
+           "new_failures": diffs["new"], "failing_on_both": diffs["both"],
+           "failing_on_base_only": diffs["base only"]},
           open(prefix + ".json", "w"), indent=1)
 
-tot = {k: counts({r["id"]: r[k]["status"] for r in records}) for k in kernels}
-sub = {k: counts({"%s/%s" % (r["id"], s): v for r in records for s, v in r[k]["subtests"].items()}) for k in kernels}
 for k in kernels:
-    print("%-8s tests: %s; subtests: %s" % (k, ccount(tot[k]), ccount(sub[k])))
-print("new failures: %d" % len(new_fail))
-for tid, s, bs, ps in new_fail:
-    print("  %s%s: base %s, patched %s" % (tid, " / " + s if s else "", bs, ps))
-print("failing on both: %d, on base only: %d" % (len(both_fail), len(fixed)))
-sys.exit(1 if new_fail else 0)
+    print("%-8s guest %ss; tests: %s; subtests: %s" % (
+        k, infos[k].get("seconds", "?"), ccount(tot[k]), ccount(sub[k])))
+print("new failures: %d" % len(diffs["new"]))
+for d in diffs["new"]:
+    print("  %s: base %s, patched %s" % (name(d), d["base"], d["patched"]))
+print("failing on both: %d, on base only: %d" % (len(diffs["both"]), len(diffs["base only"])))
+for kind in ("both", "base only"):
+    for d in diffs[kind]:
+        print("  %s: %s (base %s, patched %s)" % (kind, name(d), d["base"], d["patched"]))
+sys.exit(1 if diffs["new"] else 0)
 EOF
 log "mm-selftests: wrote results/mm-selftests.md and results/mm-selftests.json ($(( $(date +%s) - start ))s in all)"
 [ "$rc" = 0 ] || die "the series fails what base passes (results/mm-selftests.md)"

@@ -12,6 +12,9 @@
 # disk. Between tests the THP settings in sysfs are put back as they were
 # at boot (a test killed by its timeout cannot restore them itself); what
 # had to be put back is said with @@MMT-RESTORED.
+#   $1: how many times to run the whole plan (default 1), each round
+#       starting with @@MMT-ROUND N
+rounds=${1:-1}
 plan=/lab/extra/plan bin=/lab/extra
 ext4=/mnt/mmtests xfs=/xfs state=/lab/state
 [ -r $plan ] || { echo "@@LAB-ERROR no $plan in the initramfs"; exit 1; }
@@ -50,21 +53,23 @@ thp_settings() {
 }
 thp_settings > $state/thp.boot
 
-echo "@@MMT-PLAN $(grep -c . $plan) tests, xfs=$xfs_ok, swap=$swap_ok, kernel $(uname -r)"
-while read -r id timeout where cmd args; do
-	case $id in ''|'#'*) continue ;; esac
+# run_one ID TIMEOUT WHERE BINARY [ARGS...]
+run_one() {
+	id=$1 timeout=$2 where=$3 cmd=$4
+	shift 4
+	args=$*
 	case $args in *@XFS@*)
 		if [ $xfs_ok = 0 ]; then
 			echo "@@MMT-BEGIN $id"
 			echo "@@MMT-END $id rc=4 seconds=0 (no xfs)"
-			continue
+			return 0
 		fi ;;
 	esac
 	args=$(echo "$args" | sed -e "s|@EXT4@|$ext4|g" -e "s|@XFS@|$xfs|g")
 	case $where in
-	ext4) dir=$ext4/work; mkdir -p $dir && mount --bind $ext4/tmp /tmp || exit 1 ;;
-	tmpfs) dir=/tmp/mmtests; mkdir -p $dir || exit 1 ;;
-	*) echo "@@LAB-ERROR $id: unknown place '$where'"; exit 1 ;;
+	ext4) dir=$ext4/work; mkdir -p $dir && mount --bind $ext4/tmp /tmp || return 1 ;;
+	tmpfs) dir=/tmp/mmtests; mkdir -p $dir || return 1 ;;
+	*) echo "@@LAB-ERROR $id: unknown place '$where'"; return 1 ;;
 	esac
 	echo "@@MMT-BEGIN $id"
 	echo "# $cmd${args:+ $args} (in $dir, timeout ${timeout}s)"
@@ -85,7 +90,7 @@ while read -r id timeout where cmd args; do
 	how=
 	[ -e $state/timedout ] && how=" timeout"
 	echo "@@MMT-END $id rc=$rc seconds=$(( $(date +%s) - start ))$how"
-	[ $where = ext4 ] && umount /tmp
+	[ "$where" = ext4 ] && umount /tmp
 	rm -rf "$dir"
 	thp_settings > $state/thp.now
 	if ! cmp -s $state/thp.boot $state/thp.now; then
@@ -94,12 +99,27 @@ while read -r id timeout where cmd args; do
 			grep -qxF "$f $v" $state/thp.now || echo "$v" > "$f" 2>/dev/null
 		done < $state/thp.boot
 	fi
-done < $plan
+	return 0
+}
+
+echo "@@MMT-PLAN $(grep -c . $plan) tests, $rounds rounds, xfs=$xfs_ok, swap=$swap_ok, kernel $(uname -r)"
+fail=0
+round=0
+while [ $round -lt "$rounds" ] && [ $fail = 0 ]; do
+	round=$((round + 1))
+	echo "@@MMT-ROUND $round"
+	while read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		# shellcheck disable=SC2086
+		run_one $line || { fail=1; break; }
+	done < $plan
+done
 
 if [ $xfs_ok = 1 ]; then
 	umount $xfs
 fi
 [ $swap_ok = 1 ] && swapoff $swap
 rm -rf /mnt/mmtests-xfs.img $swap $ext4
-# the results are judged on the host
-exit 0
+# the results are judged on the host; the job fails only when it could
+# not set a test up
+exit $fail
