@@ -197,7 +197,7 @@ for line in open(listfile):
 
 TAP = re.compile(r"^(ok|not ok) (\d+)(?: -)? ?(.*)$")
 BAD = ("fail", "timeout", "unfinished", "missing")
-ORDER = ("pass", "fail", "timeout", "unfinished", "skip", "xfail", "missing")
+ORDER = ("pass", "fail", "timeout", "unfinished", "skip", "xfail", "not run", "missing")
 
 
 def parse(path):
@@ -244,6 +244,8 @@ def parse(path):
             info["warnings"].append(line.strip())
         if cur is None:
             continue
+        if line.startswith("Bail out!") and "bail" not in cur:
+            cur["bail"] = line
         m = TAP.match(line)
         if not m:
             continue
@@ -286,9 +288,13 @@ for k, path in consoles:
 records, diffs = [], {"new": [], "both": [], "base only": []}
 
 
-def classify(tid, s, bl, pl):
+def classify(tid, s, bl, pl, brs=None, prs=None):
     bbad = sum(x in BAD for x in bl)
     pbad = sum(x in BAD for x in pl)
+    # what the failed rounds said, where the test bailed out
+    said = {}
+    for k, rs in (("base", brs), ("patched", prs)):
+        said[k] = sorted({r["bail"] for r in rs or [] if r.get("bail") and r["status"] in BAD})
     if pbad and not bbad:
         kind = "new"
     elif pbad and bbad:
@@ -299,7 +305,8 @@ def classify(tid, s, bl, pl):
         return
     diffs[kind].append({"test": tid, "subtest": s, "base": agg(bl),
                         "patched": agg(pl), "patched_failed_rounds": pbad,
-                        "base_failed_rounds": bbad, "why": note(tid, s)})
+                        "base_failed_rounds": bbad, "why": note(tid, s),
+                        "base_said": said["base"], "patched_said": said["patched"]})
 
 
 for t in run:
@@ -318,11 +325,14 @@ for t in run:
         rs = per[k][0]
         rec[k] = {
             "status": agg([r["status"] for r in rs]),
-            "rounds": [{x: r.get(x) for x in ("status", "rc", "seconds", "restored")} for r in rs],
-            "subtests": {s: [r["subtests"].get(s, "missing") for r in rs] for s in keys},
+            "rounds": [{x: r.get(x) for x in ("status", "rc", "seconds", "restored", "bail")} for r in rs],
+            # a subtest that a failed round never reached is "not run":
+            # that round's failure is the test's, counted once
+            "subtests": {s: [r["subtests"].get(s, "not run" if r["status"] in BAD else "missing")
+                             for r in rs] for s in keys},
         }
     classify(t["id"], None, [r["status"] for r in per["base"][0]],
-             [r["status"] for r in per["patched"][0]])
+             [r["status"] for r in per["patched"][0]], per["base"][0], per["patched"][0])
     for s in keys:
         classify(t["id"], s, rec["base"]["subtests"][s], rec["patched"]["subtests"][s])
     records.append(rec)
@@ -368,8 +378,10 @@ md.append("")
 md.append("**new failures: %d** (a test or subtest that patched fails in any "
           "round and base fails in none)\n" % len(diffs["new"]))
 for d in diffs["new"]:
-    md.append("- %s: base %s, patched %s (%s)" % (name(d), d["base"], d["patched"],
-                                                  rounds_of(d, "patched")))
+    md.append("- %s: base %s, patched %s (%s)%s%s" % (
+        name(d), d["base"], d["patched"], rounds_of(d, "patched"),
+        "".join(": `%s`" % x for x in d["patched_said"]),
+        " (the list's note, which does not excuse it: %s)" % d["why"] if d["why"] else ""))
 if diffs["new"]:
     md.append("")
 md.append("Failing on both kernels: %d; on base only: %d.\n" % (
@@ -451,7 +463,8 @@ for k in kernels:
         k, infos[k].get("seconds", "?"), ccount(tot[k]), ccount(sub[k])))
 print("new failures: %d" % len(diffs["new"]))
 for d in diffs["new"]:
-    print("  %s: base %s, patched %s" % (name(d), d["base"], d["patched"]))
+    print("  %s: base %s, patched %s%s" % (name(d), d["base"], d["patched"],
+                                            "".join(": %s" % x for x in d["patched_said"])))
 print("failing on both: %d, on base only: %d" % (len(diffs["both"]), len(diffs["base only"])))
 for kind in ("both", "base only"):
     for d in diffs[kind]:
