@@ -2,15 +2,14 @@
 # Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
 S := scripts
 
-.PHONY: demo demo-small sharp stress check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
+.PHONY: demo demo-small sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
 demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
 	DEMO_SCALE=small bash $(S)/demo.sh
 sharp:           ## issue 9's cases on base, v1, v2, patched -> results/sharp.{md,json}
 	bash $(S)/sharp.sh
-stress:          ## data-checking stress on debug kernels -> results/stress.{md,json}
-	bash $(S)/stress.sh
+.PHONY: demo demo-small sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
 check:           ## lab tests + the series' selftest on base and patched
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built

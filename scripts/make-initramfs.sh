@@ -11,6 +11,9 @@
 #       that any tree, base too, can carry it;
 #   LAB_SELFTEST_HEADERS=DIR  takes the uapi headers from DIR (e.g.
 #       /usr/include) instead of running 'make headers' in VARIANT's tree.
+#   LAB_INITRAMFS_EXTRA=DIR  adds DIR's files (not its subdirectories)
+#       as /lab/extra/NAME, mode kept (make mm-selftests puts the upstream
+#       mm selftests and its plan there).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +22,10 @@ KROOT=$(kroot)
 src=$KROOT/$variant/src
 obj=$KROOT/$variant/obj
 [ -d "$src" ] || die "no source tree for $variant"
+if [ -n "${LAB_INITRAMFS_EXTRA:-}" ]; then
+	[ -d "$LAB_INITRAMFS_EXTRA" ] || die "LAB_INITRAMFS_EXTRA: no directory '$LAB_INITRAMFS_EXTRA'"
+	LAB_INITRAMFS_EXTRA=$(realpath "$LAB_INITRAMFS_EXTRA")
+fi
 if [ -n "${LAB_SELFTEST_SRC:-}" ]; then
 	[ -f "$LAB_SELFTEST_SRC" ] || die "LAB_SELFTEST_SRC: no file '$LAB_SELFTEST_SRC'"
 	LAB_SELFTEST_SRC=$(realpath "$LAB_SELFTEST_SRC")
@@ -127,6 +134,13 @@ list=$out/cpio.list
 	for f in "$out"/bin/*; do
 		echo "file /lab/bin/${f##*/} $f 0755 0 0"
 	done
+	if [ -n "${LAB_INITRAMFS_EXTRA:-}" ]; then
+		echo "dir /lab/extra 0755 0 0"
+		for f in "$LAB_INITRAMFS_EXTRA"/*; do
+			[ -f "$f" ] || continue
+			echo "file /lab/extra/${f##*/} $f $(stat -c %a "$f") 0 0"
+		done
+	fi
 	# mkfs: the tools, their libraries (and every directory above them,
 	# once), mke2fs.conf
 	for f in /etc/x /usr/sbin/x ${libs[@]+"${libs[@]}"}; do
