@@ -9,7 +9,10 @@ demo-small:      ## the same on smaller files, for a quick look
 	DEMO_SCALE=small bash $(S)/demo.sh
 sharp:           ## issue 9's cases on base, v1, v2, patched -> results/sharp.{md,json}
 	bash $(S)/sharp.sh
-.PHONY: demo demo-small sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
+stress:          ## data-checking stress on debug kernels -> results/stress.{md,json}
+	bash $(S)/stress.sh
+mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json}
+	bash $(S)/mm-selftests.sh
 check:           ## lab tests + the series' selftest on base and patched
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built
