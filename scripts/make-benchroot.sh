@@ -14,12 +14,13 @@
 #    (mkfs.ext4 -d, no loop mount), keyed by the tarball and guest/bench/:
 #    remade in seconds when only the jobs change.
 # 3. (disk SCALE) The data disk, ext4, made once per scale and cached
-#    ($CACHE/disks/bench-SCALE-ext4.img): bench.db, an SQLite database of
-#    one table t(id INTEGER PRIMARY KEY, v BLOB) with 900-byte random blobs
-#    (4 rows per 4 KiB page, pages in rowid order), and array.u8, random
-#    bytes for numpy.memmap. Real data, no holes: every page is read from
-#    the device. full: 1.8 GiB database (it fits SQLite's default 2 GiB
-#    mmap limit) and a 4 GiB array; small: 192 MiB and 256 MiB.
+#    ($CACHE/disks/bench-SCALE-KEY.img, KEY from the sizes): bench.db, an
+#    SQLite database of one table t(id INTEGER PRIMARY KEY, v BLOB) with
+#    1000-byte random blobs (4 rows per 4 KiB page, pages in rowid order),
+#    and array.u8, random bytes for numpy.memmap. Real data, no holes:
+#    every page is read from the device. full: 1.8 M rows, a 1.7 GiB
+#    database (under SQLite's default 2 GiB mmap limit), and a 4 GiB array;
+#    small: 192 Ki rows (192 MiB) and 256 MiB.
 # The guest boots the root as /dev/vda (run-guest.sh -r, snapshot=on: the image
 # never changes) with init=/lab/init.
 #   BENCHROOT_REBUILD=1  make the tarball anew
@@ -29,32 +30,34 @@ lab_lock
 
 # --- 3. the data disk ---------------------------------------------------
 make_disk() {
-	local scale=$1 db_mib arr_mib img stage rows
+	local scale=$1 rows arr_mib blob=1000 img stage key
 	case $scale in
-	full)  db_mib=1843 arr_mib=4096 ;;
-	small) db_mib=192 arr_mib=256 ;;
+	full)  rows=1800000 arr_mib=4096 ;;
+	small) rows=196608 arr_mib=256 ;;
 	*) die "unknown bench scale '$scale' (small or full)" ;;
 	esac
-	img=$CACHE/disks/bench-$scale-ext4.img
+	# named by what is in it: a change of sizes makes a new disk
+	key=$(echo "rows=$rows blob=$blob array=$arr_mib" | sha256sum | cut -c1-8)
+	img=$CACHE/disks/bench-$scale-$key.img
 	if [ -s "$img" ]; then echo "$img"; return 0; fi
+	rm -f "$CACHE"/disks/bench-"$scale"-*.img
 	command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
 	mkdir -p "$CACHE/disks"
 	stage=$CACHE/disks/stage-bench-$scale
 	rm -rf "$stage" "$img.tmp"
-	need_space "$CACHE/disks" $(( 2 * (db_mib + arr_mib) + 512 )) "the bench data disk ($scale, staged first)"
+	need_space "$CACHE/disks" $(( 2 * (rows / 1000 + arr_mib) + 512 )) "the bench data disk ($scale, staged first)"
 	trap 'rc=$?; rm -rf "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 	mkdir -p "$stage"
-	rows=$(( db_mib * 256 * 4 ))
-	log "bench disk $scale: SQLite database of $rows rows (~$db_mib MiB), $arr_mib MiB array"
-	nice -n 10 python3 - "$stage/bench.db" "$rows" <<-'PY' || die "making the SQLite database failed"
+	log "bench disk $scale: SQLite database of $rows rows of $blob-byte blobs, $arr_mib MiB array"
+	nice -n 10 python3 - "$stage/bench.db" "$rows" "$blob" <<-'PY' || die "making the SQLite database failed"
 		import sqlite3, sys
 		db = sqlite3.connect(sys.argv[1])
 		for p in ("page_size=4096", "journal_mode=OFF", "synchronous=OFF"):
 		    db.execute("PRAGMA " + p)
 		db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
 		db.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
-		           "WHERE x < ?) INSERT INTO t SELECT x, randomblob(900) FROM c",
-		           (int(sys.argv[2]),))
+		           "WHERE x < ?) INSERT INTO t SELECT x, randomblob(?) FROM c",
+		           (int(sys.argv[2]), int(sys.argv[3])))
 		db.commit()
 		db.close()
 	PY

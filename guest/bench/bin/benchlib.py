@@ -39,6 +39,8 @@ def result(workload, phase, a, b, pages, **extra):
          "major_faults": b[0] - a[0], "dev_pages_read": b[1] - a[1],
          "seconds": round(b[2] - a[2], 3)}
     r.update(extra)
+    if os.environ.get("BENCH_WARMUP"):
+        r["warmup"] = 1
     print("@@RESULT " + json.dumps(r, separators=(",", ":")), flush=True)
 
 
