@@ -10,7 +10,7 @@ PKGS=${MMLAB_DEPS_PKGS:-"make gcc libc6-dev git flex bison bc libelf-dev libssl-
       ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates
-      util-linux"}
+      util-linux mmdebstrap gnuplot-nox"}
 
 # One query per package: dpkg-query exits non-zero for a package that is
 # not installed, which is the case this script exists for, so its status

@@ -1,0 +1,245 @@
+#!/bin/bash
+# make bench: real clients (SQLite through Debian's libsqlite3, numpy.memmap)
+# from a Debian guest root, on base and the series in one invocation,
+# several runs each, the kernels in the order A B B A A B B A ... (the
+# kernel that runs first is otherwise slower on the same work). Writes
+# results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
+# results/bench-small.*), consoles under results/bench[-small]/.
+#   BENCH_SCALE=full (default) or small (a quick look, well under 20 min)
+#   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
+#                        kernels (e.g. /work/kernels: ready-built ones)
+#   BENCH_VARIANTS="base patched"  kernels compared, the first the reference
+#   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
+#   BENCH_REPS=K         runs of every case in each boot, each from a cold
+#                        cache (default 1)
+#   BENCH_SQLITE_NS=0:300:301:1000:3000  SQLite lookup counts (0: control)
+#   BENCH_NUMPY_N=1000   numpy random rows before the sequential part
+#   BENCH_RA_KB=128      read_ahead_kb of the data disk in the guest
+#   BENCH_MEM=1G         guest memory
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+export MMLAB_ENTRY="make bench (scripts/bench.sh)"
+lab_lock
+
+scale=${BENCH_SCALE:-full}
+case $scale in
+full)  rounds=10 timeout=7200 ;;
+small) rounds=4 timeout=900 ;;
+*) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
+esac
+rounds=${BENCH_ROUNDS:-$rounds}
+reps=${BENCH_REPS:-1}
+ns=${BENCH_SQLITE_NS:-0:300:301:1000:3000}
+np_n=${BENCH_NUMPY_N:-1000}
+ra=${BENCH_RA_KB:-128}
+mem=${BENCH_MEM:-1G}
+read -r -a variants <<<"${BENCH_VARIANTS:-base patched}"
+for x in "$rounds" "$reps" "$np_n" "$ra"; do
+	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N and BENCH_RA_KB take numbers, not '$x'"
+done
+[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] || die "BENCH_ROUNDS and BENCH_REPS must be at least 1"
+[[ $ns =~ ^[0-9]+(:[0-9]+)*$ ]] || die "BENCH_SQLITE_NS: lookup counts separated by ':' (e.g. 0:300:301), not '$ns'"
+[ ${#variants[@]} -ge 1 ] || die "BENCH_VARIANTS is empty"
+name=bench
+[ "$scale" = full ] || name=bench-$scale
+S=$LAB/scripts
+start=$(date +%s)
+
+bash "$S/deps.sh"
+kernels=()
+if [ -n "${BENCH_KDIR:-}" ]; then
+	for v in "${variants[@]}"; do
+		[ -f "$BENCH_KDIR/$v/bzImage" ] || die "BENCH_KDIR: no $BENCH_KDIR/$v/bzImage"
+		kernels+=("$BENCH_KDIR/$v/bzImage")
+	done
+else
+	bash "$S/fetch-base.sh"
+	bash "$S/apply-series.sh"
+	for v in "${variants[@]}"; do
+		case $v in base|patched) ;; *) die "BENCH_VARIANTS: make bench builds base and patched only; give BENCH_KDIR for '$v'" ;; esac
+		bash "$S/build-kernel.sh" "$v"
+		kernels+=("$BUILD/$v/bzImage")
+	done
+fi
+root=$(bash "$S/make-benchroot.sh")
+disk=$(bash "$S/make-benchroot.sh" disk "$scale")
+# Read the images once on the host, so that the first kernel does not pay
+# for a cold host page cache that the next one finds warm.
+log "warming the host's cache of the root and data images"
+cat "$root" "$disk" > /dev/null
+
+logs=$RESULTS/$name
+rm -rf "$logs"
+mkdir -p "$logs"
+runs=()
+for ((r = 0; r < rounds; r++)); do
+	# A B, then B A, ...: each kernel as often first as last
+	idx=($(seq 0 $((${#variants[@]} - 1))))
+	if [ $((r % 2)) = 1 ]; then idx=($(printf '%s\n' "${idx[@]}" | tac)); fi
+	for i in "${idx[@]}"; do
+		v=${variants[i]}
+		log "$name: round $((r + 1))/$rounds on $v"
+		out=$logs/console-r$r-$v.log
+		nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $np_n $ra"
+		runs+=("$r=$v=${kernels[i]}=$out")
+	done
+done
+elapsed=$(( $(date +%s) - start ))
+
+cmd="BENCH_SCALE=$scale${BENCH_KDIR:+ BENCH_KDIR=$BENCH_KDIR}${BENCH_VARIANTS:+ BENCH_VARIANTS=\"$BENCH_VARIANTS\"}${BENCH_ROUNDS:+ BENCH_ROUNDS=$BENCH_ROUNDS}${BENCH_REPS:+ BENCH_REPS=$BENCH_REPS}${BENCH_SQLITE_NS:+ BENCH_SQLITE_NS=$BENCH_SQLITE_NS}${BENCH_NUMPY_N:+ BENCH_NUMPY_N=$BENCH_NUMPY_N}${BENCH_RA_KB:+ BENCH_RA_KB=$BENCH_RA_KB}${BENCH_MEM:+ BENCH_MEM=$BENCH_MEM} make bench"
+python3 - "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}" <<'PY'
+import hashlib, json, os, re, statistics, subprocess, sys, time
+
+out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
+runs = [a.split("=", 3) for a in sys.argv[8:]]
+variants = []
+kernels = {}
+accel = set()
+boots = []
+results = []
+for rnd, v, kpath, log in runs:
+    if v not in variants:
+        variants.append(v)
+    text = open(log, errors="replace").read()
+    m = re.search(r"@@LAB-ACCEL (\S+)", text)
+    accel.add(m.group(1) if m else "?")
+    m = re.search(r"@@LAB-BOOT kernel=(\S+)", text)
+    if not m:
+        sys.exit(f"{log}: no @@LAB-BOOT line")
+    if v not in kernels:
+        h = hashlib.sha256(open(kpath, "rb").read()).hexdigest()[:16]
+        kernels[v] = {"uname_r": m.group(1), "bzImage": kpath, "sha256_16": h}
+    bench = dict(re.findall(r"(\w+)=(\S+)", re.search(r"@@BENCH (.*)", text).group(1)))
+    boots.append({"round": int(rnd), "variant": v, "console": os.path.relpath(log, os.path.dirname(out)),
+                  "read_ahead_kb": int(bench["read_ahead_kb"]), "mem_kb": int(bench["mem_kb"])})
+    for line in re.findall(r"@@RESULT (\{.*\})", text):
+        r = json.loads(line)
+        if r.get("warmup"):
+            continue
+        r["variant"] = v
+        r["round"] = int(rnd)
+        results.append(r)
+
+def stat(xs):
+    xs = sorted(xs)
+    return {"min": xs[0], "median": statistics.median(xs), "max": xs[-1]}
+
+CMDS = {"sqlite": "sqlite-scan bench.db {n} SEED", "numpy": "numpy-seq array.u8 {n} SEED"}
+PHASE = {"sqlite": "scan", "numpy": "seq"}
+summary = []
+for wl in ("sqlite", "numpy"):
+    ns = sorted({r["n"] for r in results if r["workload"] == wl})
+    for n in ns:
+        for v in variants:
+            rs = [r for r in results if r["workload"] == wl and r["phase"] == PHASE[wl]
+                  and r["n"] == n and r["variant"] == v]
+            if not rs:
+                continue
+            ctl = [r["seconds"] for r in results if r["workload"] == wl and r["phase"] == PHASE[wl]
+                   and r["n"] == 0 and r["variant"] == v]
+            s = {"workload": wl, "phase": PHASE[wl], "n": n, "variant": v, "runs": len(rs),
+                 "pages": rs[0]["pages"],
+                 "seconds": stat([r["seconds"] for r in rs]),
+                 "major_faults": stat([r["major_faults"] for r in rs]),
+                 "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
+                 "command": CMDS[wl].format(n=n)}
+            if wl == "sqlite":
+                s["stuck"] = sum(r["stuck"] for r in rs)
+            if ctl:
+                s["vs_control"] = round(s["seconds"]["median"] / statistics.median(ctl), 2)
+            summary.append(s)
+
+doc = {"command": cmd, "scale": scale, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+       "elapsed_s": int(elapsed), "accel": sorted(accel), "guest_mem": mem,
+       "read_ahead_kb": sorted({b["read_ahead_kb"] for b in boots}),
+       "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
+       "kernels": kernels, "order": [f'{b["round"]}:{b["variant"]}' for b in boots],
+       "boots": boots, "summary": summary, "results": results}
+with open(out + ".json", "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+
+def mmm(d, fmt="{:.2f}"):
+    return " / ".join(fmt.format(d[k]) for k in ("min", "median", "max"))
+
+sq = [s for s in summary if s["workload"] == "sqlite"]
+npy = [s for s in summary if s["workload"] == "numpy"]
+md = []
+md.append(f"# make bench ({scale})\n")
+md.append(f"Command: `{cmd}` ({doc['date']}, {int(elapsed) // 60} min {int(elapsed) % 60} s in all).  ")
+md.append(f"Accelerator: {', '.join(doc['accel'])}; guest memory {mem}; data disk read_ahead_kb "
+          f"{', '.join(map(str, doc['read_ahead_kb']))}; root {doc['root_image']} (Debian 12, "
+          f"make-benchroot.sh), data {doc['data_disk']}.  ")
+md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256 {k['sha256_16']})"
+                                   for v, k in kernels.items()) + ".  ")
+md.append(f"Boot order: {' '.join(b['variant'] for b in boots)} (one boot = one run of every case, "
+          "each from a cold cache; seeds follow the round, the same for every kernel).\n")
+if sq:
+    pages = sq[0]["pages"]
+    sqv = next((r.get("sqlite") for r in results if r.get("sqlite")), "?")
+    md.append(f"## SQLite {sqv}: N random lookups, then a full scan\n")
+    md.append(f"Database of {pages} pages, `PRAGMA mmap_size` over all of it (python3's sqlite3 "
+              "module on Debian's libsqlite3). Scan: `SELECT sum(length(v)), count(*) FROM t`. "
+              f"Stuck: more than a quarter of the {pages} pages taken as major faults in the scan. "
+              "Figures are min / median / max; vs control is the median scan time over the "
+              "same kernel's N=0 median.\n")
+    md.append("| N | kernel | runs | stuck | scan s | scan major faults | pages read | vs control | command |")
+    md.append("|---|---|---|---|---|---|---|---|---|")
+    for s in sq:
+        md.append(f"| {s['n']} | {s['variant']} | {s['runs']} | {s['stuck']} | {mmm(s['seconds'])} | "
+                  f"{mmm(s['major_faults'], '{:.0f}')} | {mmm(s['dev_pages_read'], '{:.0f}')} | "
+                  f"{s.get('vs_control', '')} | `{s['command']}` |")
+    md.append("")
+if npy:
+    npv = next((r.get("numpy") for r in results if r.get("numpy")), "?")
+    md.append(f"## numpy {npv} memmap: N random rows from the first 75 %, then the last 25 % in order\n")
+    md.append(f"Array of {npy[0]['pages'] * 4} pages (4 KiB rows), sequential part {npy[0]['pages']} pages, "
+              "1 MiB of rows summed at a time. N=0 is the control.\n")
+    md.append("| N | kernel | runs | seq s | seq major faults | pages read | vs control | command |")
+    md.append("|---|---|---|---|---|---|---|---|")
+    for s in npy:
+        md.append(f"| {s['n']} | {s['variant']} | {s['runs']} | {mmm(s['seconds'])} | "
+                  f"{mmm(s['major_faults'], '{:.0f}')} | {mmm(s['dev_pages_read'], '{:.0f}')} | "
+                  f"{s.get('vs_control', '')} | `{s['command']}` |")
+    md.append("")
+charts = []
+# charts: median with min..max bars, one cluster per case, one bar per kernel
+def chart(rows, title, png, ylabel, key, logy=False):
+    dat = png[:-4] + ".dat"
+    with open(dat, "w") as f:
+        f.write("# case " + " ".join(f"{v}_med {v}_min {v}_max" for v in variants) + "\n")
+        for n in sorted({s["n"] for s in rows}):
+            vals = []
+            for v in variants:
+                s = next((s for s in rows if s["n"] == n and s["variant"] == v), None)
+                d = s[key] if s else {"median": "NaN", "min": "NaN", "max": "NaN"}
+                vals += [str(d["median"]), str(d["min"]), str(d["max"])]
+            f.write(f"N={n} " + " ".join(vals) + "\n")
+    plots = ", ".join(
+        f"'{dat}' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) title '{v}'"
+        for i, v in enumerate(variants))
+    gp = (f"set terminal pngcairo size 900,480 font 'sans,10'; set output '{png}';"
+          f"set title \"{title}\"; set ylabel '{ylabel}'; set key top left;"
+          "set style data histograms; set style histogram errorbars gap 2 lw 1;"
+          "set style fill solid 0.6 border -1; set yrange [0:*];"
+          + ("set logscale y; set yrange [1:*];" if logy else "")
+          + f"plot {plots}")
+    subprocess.run(["gnuplot", "-e", gp], check=True)
+    os.unlink(dat)
+    charts.append(os.path.basename(png))
+if sq:
+    chart(sq, f"SQLite full scan after N random lookups ({scale}; median, min..max)",
+          out + "-sqlite.png", "scan seconds", "seconds")
+    chart(sq, f"SQLite full scan: major faults ({scale}; log scale)",
+          out + "-sqlite-faults.png", "scan major faults", "major_faults", logy=True)
+if npy:
+    chart(npy, f"numpy.memmap sequential part after N random rows ({scale})",
+          out + "-numpy.png", "seconds", "seconds")
+md.append("Charts: " + ", ".join(f"[{c}]({c})" for c in charts) + ".\n")
+md.append(f"Raw results and every run: {os.path.basename(out)}.json; consoles: {os.path.basename(out)}/.")
+with open(out + ".md", "w") as f:
+    f.write("\n".join(md) + "\n")
+print("\n".join(md))
+PY
+log "wrote results/$name.md, results/$name.json and the charts in $((elapsed / 60)) min $((elapsed % 60)) s"
