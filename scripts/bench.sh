@@ -14,6 +14,15 @@
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=0:300:301:1000:3000  SQLite lookup counts (0: control)
 #   BENCH_NUMPY_N=1000   numpy random rows before the sequential part
+#   BENCH_NUMPY_ROUNDS=R the rounds that run numpy too (default full 5,
+#                        small all)
+#   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (default full 4,
+#                        small 2; 0: none): 1 % of array.u8 touched at
+#                        random, in order and in strides of 1021, 1024,
+#                        2053 and 4099 pages, read_ahead_kb 8192, in a
+#                        guest 2.5 times smaller than the file (full:
+#                        1640M, small: 128M, the least the Debian root
+#                        boots in here) and one twice its size
 #   BENCH_RA_KB=128      read_ahead_kb of the data disk in the guest
 #   BENCH_MEM=1G         guest memory
 set -euo pipefail
@@ -23,19 +32,21 @@ lab_lock
 
 scale=${BENCH_SCALE:-full}
 case $scale in
-full)  rounds=10 timeout=7200 ;;
-small) rounds=4 timeout=900 ;;
+full)  rounds=10 timeout=7200 np_rounds=5 m_rounds=4 m_mems="1640M 8G" ;;
+small) rounds=4 timeout=900 np_rounds=4 m_rounds=2 m_mems="128M 512M" ;;
 *) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
 esac
 rounds=${BENCH_ROUNDS:-$rounds}
 reps=${BENCH_REPS:-1}
 ns=${BENCH_SQLITE_NS:-0:300:301:1000:3000}
 np_n=${BENCH_NUMPY_N:-1000}
+np_rounds=${BENCH_NUMPY_ROUNDS:-$np_rounds}
+m_rounds=${BENCH_METHOD_ROUNDS:-$m_rounds}
 ra=${BENCH_RA_KB:-128}
 mem=${BENCH_MEM:-1G}
 read -r -a variants <<<"${BENCH_VARIANTS:-base patched}"
-for x in "$rounds" "$reps" "$np_n" "$ra"; do
-	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N and BENCH_RA_KB take numbers, not '$x'"
+for x in "$rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds"; do
+	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
 done
 [ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] || die "BENCH_ROUNDS and BENCH_REPS must be at least 1"
 [[ $ns =~ ^[0-9]+(:[0-9]+)*$ ]] || die "BENCH_SQLITE_NS: lookup counts separated by ':' (e.g. 0:300:301), not '$ns'"
@@ -80,14 +91,30 @@ for ((r = 0; r < rounds; r++)); do
 		v=${variants[i]}
 		log "$name: round $((r + 1))/$rounds on $v"
 		out=$logs/console-r$r-$v.log
+		n=$np_n
+		[ "$r" -lt "$np_rounds" ] || n=-
 		nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $np_n $ra"
+			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $n $ra"
 		runs+=("$r=$v=${kernels[i]}=$out")
+		[ "$r" -lt "$m_rounds" ] || continue
+		for mm in $m_mems; do
+			log "$name: round $((r + 1)): 0b9c0aeba938's method on $v, $mm guest"
+			out=$logs/console-r$r-$v-method-$mm.log
+			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+				-m "$mm" -t "$timeout" -o "$out" -j ramethod -a "$r array.u8 8192"
+			runs+=("$r=$v=${kernels[i]}=$out")
+		done
 	done
 done
 elapsed=$(( $(date +%s) - start ))
 
-cmd="BENCH_SCALE=$scale${BENCH_KDIR:+ BENCH_KDIR=$BENCH_KDIR}${BENCH_VARIANTS:+ BENCH_VARIANTS=\"$BENCH_VARIANTS\"}${BENCH_ROUNDS:+ BENCH_ROUNDS=$BENCH_ROUNDS}${BENCH_REPS:+ BENCH_REPS=$BENCH_REPS}${BENCH_SQLITE_NS:+ BENCH_SQLITE_NS=$BENCH_SQLITE_NS}${BENCH_NUMPY_N:+ BENCH_NUMPY_N=$BENCH_NUMPY_N}${BENCH_RA_KB:+ BENCH_RA_KB=$BENCH_RA_KB}${BENCH_MEM:+ BENCH_MEM=$BENCH_MEM} make bench"
+# the command as given: make bench and the settings that were set
+cmd="BENCH_SCALE=$scale"
+for x in KDIR VARIANTS ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS RA_KB MEM; do
+	x=BENCH_$x
+	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""
+done
+cmd="$cmd make bench"
 python3 - "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}" <<'PY'
 import hashlib, json, os, re, statistics, subprocess, sys, time
 
@@ -104,14 +131,16 @@ for rnd, v, kpath, log in runs:
     text = open(log, errors="replace").read()
     m = re.search(r"@@LAB-ACCEL (\S+)", text)
     accel.add(m.group(1) if m else "?")
-    m = re.search(r"@@LAB-BOOT kernel=(\S+)", text)
+    m = re.search(r"@@LAB-BOOT kernel=(\S+) job=(\S+)", text)
     if not m:
         sys.exit(f"{log}: no @@LAB-BOOT line")
+    job = m.group(2)
     if v not in kernels:
         h = hashlib.sha256(open(kpath, "rb").read()).hexdigest()[:16]
         kernels[v] = {"uname_r": m.group(1), "bzImage": kpath, "sha256_16": h}
     bench = dict(re.findall(r"(\w+)=(\S+)", re.search(r"@@BENCH (.*)", text).group(1)))
-    boots.append({"round": int(rnd), "variant": v, "console": os.path.relpath(log, os.path.dirname(out)),
+    boots.append({"round": int(rnd), "variant": v, "job": job,
+                  "console": os.path.relpath(log, os.path.dirname(out)),
                   "read_ahead_kb": int(bench["read_ahead_kb"]), "mem_kb": int(bench["mem_kb"])})
     for line in re.findall(r"@@RESULT (\{.*\})", text):
         r = json.loads(line)
@@ -119,6 +148,7 @@ for rnd, v, kpath, log in runs:
             continue
         r["variant"] = v
         r["round"] = int(rnd)
+        r["mem_kb"] = int(bench["mem_kb"])
         results.append(r)
 
 def stat(xs):
@@ -150,6 +180,36 @@ for wl in ("sqlite", "numpy"):
                 s["vs_control"] = round(s["seconds"]["median"] / statistics.median(ctl), 2)
             summary.append(s)
 
+# 0b9c0aeba938's method: per guest size, pattern and kernel; pages read
+# against the first kernel's median
+mem_of = {}
+for r in results:
+    if r["workload"] == "ra-method":
+        mem_of.setdefault(r["mem_kb"], r["pages"])
+method = []
+for mkb in sorted(mem_of):
+    for pat in ("random", "seq", "stride1021", "stride1024", "stride2053", "stride4099"):
+        ref = None
+        for v in variants:
+            rs = [r for r in results if r["workload"] == "ra-method" and r["mem_kb"] == mkb
+                  and r["phase"] == pat and r["variant"] == v]
+            if not rs:
+                continue
+            s = {"workload": "ra-method", "phase": pat, "variant": v, "runs": len(rs),
+                 "mem_kb": mkb, "file_pages": rs[0]["pages"], "touched": rs[0]["touched"],
+                 "file_vs_mem": round(rs[0]["pages"] * 4 / mkb, 2),
+                 "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
+                 "dev_pages_per_s": stat([r["dev_pages_per_s"] for r in rs]),
+                 "seconds": stat([r["seconds"] for r in rs]),
+                 "major_faults": stat([r["major_faults"] for r in rs]),
+                 "command": f"ra-method array.u8 {pat} SEED (read_ahead_kb 8192)"}
+            if ref is None:
+                ref = s["dev_pages_read"]["median"]
+            elif ref:
+                s["pages_vs_ref_pct"] = round(100.0 * (s["dev_pages_read"]["median"] - ref) / ref, 3)
+            method.append(s)
+summary += method
+
 doc = {"command": cmd, "scale": scale, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
        "elapsed_s": int(elapsed), "accel": sorted(accel), "guest_mem": mem,
        "read_ahead_kb": sorted({b["read_ahead_kb"] for b in boots}),
@@ -173,7 +233,7 @@ md.append(f"Accelerator: {', '.join(doc['accel'])}; guest memory {mem}; data dis
           f"make-benchroot.sh), data {doc['data_disk']}.  ")
 md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256 {k['sha256_16']})"
                                    for v, k in kernels.items()) + ".  ")
-md.append(f"Boot order: {' '.join(b['variant'] for b in boots)} (one boot = one run of every case, "
+md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} (one boot = one run of every case, "
           "each from a cold cache; seeds follow the round, the same for every kernel).\n")
 if sq:
     pages = sq[0]["pages"]
@@ -202,6 +262,21 @@ if npy:
         md.append(f"| {s['n']} | {s['variant']} | {s['runs']} | {mmm(s['seconds'])} | "
                   f"{mmm(s['major_faults'], '{:.0f}')} | {mmm(s['dev_pages_read'], '{:.0f}')} | "
                   f"{s.get('vs_control', '')} | `{s['command']}` |")
+    md.append("")
+if method:
+    md.append("## The method of 0b9c0aeba938's changelog\n")
+    md.append(f"1 % of a {method[0]['file_pages'] * 4 // 1024} MiB file (array.u8) touched through a "
+              "shared mapping from a cold cache, read_ahead_kb 8192, in a guest smaller than the "
+              "file and one larger (upstream: 20 GiB and 4 GiB files in an 8 GiB guest). "
+              "Pages read from the device: min / median / max; vs ref: median against the "
+              f"{variants[0]} median (goal: within 0.1 %).\n")
+    md.append("| file / guest memory | pattern | kernel | runs | pages read | vs ref % | pages/s (median) | s | major faults | command |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|")
+    for s in method:
+        md.append(f"| {s['file_vs_mem']} ({s['mem_kb'] // 1024} MiB guest) | {s['phase']} | {s['variant']} | "
+                  f"{s['runs']} | {mmm(s['dev_pages_read'], '{:.0f}')} | {s.get('pages_vs_ref_pct', '')} | "
+                  f"{s['dev_pages_per_s']['median']:.0f} | {mmm(s['seconds'])} | "
+                  f"{mmm(s['major_faults'], '{:.0f}')} | `{s['command']}` |")
     md.append("")
 charts = []
 # charts: median with min..max bars, one cluster per case, one bar per kernel
