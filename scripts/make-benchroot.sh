@@ -124,9 +124,9 @@ if [ "${BENCHROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
 fi
 
 # --- 2. the image: root + /lab -------------------------------------------
-files=$(cd "$LAB" && find guest/bench -type f | LC_ALL=C sort)
-[ -n "$files" ] || die "no guest/bench files in $LAB"
-ikey=$( { echo "$key"; (cd "$LAB" && sha256sum $files); } | sha256sum | cut -c1-16)
+mapfile -t files < <(cd "$LAB" && find guest/bench -type f | LC_ALL=C sort)
+[ ${#files[@]} -gt 0 ] || die "no guest/bench files in $LAB"
+ikey=$( { echo "$key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
 img=$dir/root-$ikey.img
 if [ -s "$img" ]; then echo "$img"; exit 0; fi
 

@@ -18,9 +18,27 @@ def dev_pages():
         return int(f.read().split()[2]) * 512 // PAGE
 
 
-def snap():
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_majflt, dev_pages(),
-            time.monotonic())
+def wait_for_reads(limit=10.0):
+    """Wait until the data disk has no read in flight (readahead that a
+    phase started but did not wait for), so that its pages are counted in
+    that phase and not the next, and a total does not depend on timing."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        with open(f"/sys/block/{DISK}/inflight") as f:
+            if int(f.read().split()[0]) == 0:
+                return
+        time.sleep(0.005)
+
+
+def snap(end=False):
+    """Counters at the start (end=False) or the end of a phase: the time
+    is taken before waiting for reads in flight at the end, after it at
+    the start."""
+    t = time.monotonic() if end else None
+    wait_for_reads()
+    if t is None:
+        t = time.monotonic()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_majflt, dev_pages(), t)
 
 
 def drop_cache(path):
