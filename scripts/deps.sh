@@ -2,9 +2,10 @@
 # Install the host packages the lab needs (Debian 12, as root). Quick and
 # silent when they are all there already; otherwise says what it installs,
 # and, when apt cannot install one, which one and apt's error.
-#   deps.sh [matrix]  matrix: also what make matrix and make arm64 need
-#                     (cross gcc, qemu-system-arm, clang 19), which make
-#                     demo and make check do not
+#   deps.sh [matrix] [bench]  matrix: also what make matrix and make arm64
+#                     need (cross gcc, qemu-system-arm, clang 19); bench:
+#                     what make bench needs (mmdebstrap, gnuplot); make
+#                     demo and make check need neither
 #   MMLAB_DEPS_PKGS="pkg ..." replaces the list (for tests)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +19,8 @@ for g in "$@"; do
 	case $g in
 	matrix) PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 		clang-19 lld-19 llvm-19" ;;
-	*) die "deps.sh: no package group '$g' (matrix)" ;;
+	bench) PKGS="$PKGS mmdebstrap gnuplot-nox" ;;
+	*) die "deps.sh: no package group '$g' (matrix, bench)" ;;
 	esac
 done
 

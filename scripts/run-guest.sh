@@ -1,25 +1,34 @@
 #!/bin/bash
 # Boot a guest kernel in QEMU, run one job, and judge the run.
 #   run-guest.sh -k BZIMAGE -j JOB [-a ARGS] [-d DISK] [-f ext4|xfs]
-#                [-m MEM] [-t TIMEOUT_S] [-o CONSOLE_LOG]
+#                [-m MEM] [-t TIMEOUT_S] [-o CONSOLE_LOG] [-i INITRD] [-r ROOTIMG]
+# -r ROOTIMG: boot a root file system image instead of the initramfs (the
+# Debian root of make bench, scripts/make-benchroot.sh): attached first, as
+# /dev/vda, with snapshot=on, and booted with root=/dev/vda init=/lab/init;
+# the data disk (-d) is then /dev/vdb.
 # Uses KVM only where it really boots a guest, TCG otherwise, and says
 # which. Exit 0 only when the guest reaches "@@LAB-DONE rc=0"; otherwise
 # prints why (panic, hang, job failure) and the console tail, exits 1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel= job= args= disk= fs=ext4 mem=2G timeout=600 out=
+kernel= job= args= disk= fs=ext4 mem=2G timeout=600 out= rootimg=
 initrd=$BUILD/initramfs.cpio
-while getopts "k:j:a:d:f:m:t:o:i:" o; do
+while getopts "k:j:a:d:f:m:t:o:i:r:" o; do
 	case $o in
 	k) kernel=$OPTARG ;; j) job=$OPTARG ;; a) args=$OPTARG ;;
 	d) disk=$OPTARG ;; f) fs=$OPTARG ;; m) mem=$OPTARG ;;
 	t) timeout=$OPTARG ;; o) out=$OPTARG ;; i) initrd=$OPTARG ;;
+	r) rootimg=$OPTARG ;;
 	*) die "bad option" ;;
 	esac
 done
 [ -f "$kernel" ] || die "no kernel image '$kernel'"
-[ -f "$initrd" ] || die "no initramfs '$initrd' (scripts/make-initramfs.sh)"
+if [ -n "$rootimg" ]; then
+	[ -f "$rootimg" ] || die "no root image '$rootimg' (scripts/make-benchroot.sh)"
+else
+	[ -f "$initrd" ] || die "no initramfs '$initrd' (scripts/make-initramfs.sh)"
+fi
 [ -n "$job" ] || die "no job given (-j)"
 out=${out:-$(mktemp /tmp/lab-console.XXXXXX)}
 
@@ -40,14 +49,15 @@ pick_accel() {
 	fi
 	local memo=$CACHE/accel.kvm
 	if [ ! -f "$memo" ]; then
-		local probe
+		local probe boot=(-initrd "$initrd")
+		[ -z "$rootimg" ] || boot=(-drive "file=$rootimg,format=raw,if=virtio,snapshot=on")
 		# stdin from /dev/null, as for the real run: QEMU -nographic
 		# puts a terminal on stdin in raw mode, and timeout runs it in
 		# a background process group, where that stops it (SIGTTOU):
 		# the probe would print nothing and KVM be given up for good
 		probe=$(timeout 20 qemu-system-x86_64 -accel kvm -m 256M -nographic \
 			-no-reboot -kernel "$kernel" -append "console=ttyS0 panic=-1 lab.job=none" \
-			-initrd "$initrd" < /dev/null 2>/dev/null | grep -m1 -c "Linux version" || true)
+			"${boot[@]}" < /dev/null 2>/dev/null | grep -m1 -c "Linux version" || true)
 		mkdir -p "$CACHE"
 		echo "${probe:-0}" > "$memo"
 	fi
@@ -65,7 +75,12 @@ log "accel: $accel_why"
 # the guest's view of its own code coherent; the workloads are
 # single-threaded, so it costs them little.
 qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nographic
-      -no-reboot -kernel "$kernel" -initrd "$initrd")
+      -no-reboot -kernel "$kernel")
+if [ -n "$rootimg" ]; then
+	qemu+=(-drive "file=$rootimg,format=raw,if=virtio,cache=unsafe,snapshot=on")
+else
+	qemu+=(-initrd "$initrd")
+fi
 if [ "$accel" = tcg ]; then
 	qemu+=(-accel "tcg,thread=${LAB_TCG_THREAD:-single}" -cpu max)
 else
@@ -76,6 +91,7 @@ if [ -n "$disk" ]; then
 	qemu+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe,snapshot=on")
 fi
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
+[ -z "$rootimg" ] || append="$append root=/dev/vda rootfstype=ext4 rw init=/lab/init"
 [ -n "$args" ] && append="$append lab.args=${args// /,}"
 # LAB_CMDLINE: more kernel parameters; a later one wins (loglevel=7 after
 # the default 4 puts WARNING reports, which are KERN_WARNING, on the console)

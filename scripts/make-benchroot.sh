@@ -1,0 +1,157 @@
+#!/bin/bash
+# Make the Debian guest root of make bench and cache it as an ext4 image.
+#   make-benchroot.sh             -> prints the root image's path
+#   make-benchroot.sh disk SCALE  -> prints the data disk's path
+#                                    (SCALE small or full)
+# 1. A minbase Debian 12 root with the real clients the bench runs
+#    (sqlite3, python3-numpy, fio, bpftrace, busybox, util-linux), made with
+#    Debian's mmdebstrap from Debian's archive, through the same mirrors and
+#    with this machine's Acquire::Check-Valid-Until and Acquire::Check-Date
+#    settings, as make fresh-check does. Kept as a tarball, keyed by the
+#    package list, the mirrors and mmdebstrap's version: remade only when one
+#    of them changes.
+# 2. That root plus the lab's init and jobs (guest/bench/) as an ext4 image
+#    (mkfs.ext4 -d, no loop mount), keyed by the tarball and guest/bench/:
+#    remade in seconds when only the jobs change.
+# 3. (disk SCALE) The data disk, ext4, made once per scale and cached
+#    ($CACHE/disks/bench-SCALE-KEY.img, KEY from the sizes): bench.db, an
+#    SQLite database of one table t(id INTEGER PRIMARY KEY, v BLOB) with
+#    1000-byte random blobs (4 rows per 4 KiB page, pages in rowid order),
+#    and array.u8, random bytes for numpy.memmap. Real data, no holes:
+#    every page is read from the device. full: 1.8 M rows, a 1.7 GiB
+#    database (under SQLite's default 2 GiB mmap limit), and a 4 GiB array;
+#    small: 192 Ki rows (192 MiB) and 256 MiB.
+# The guest boots the root as /dev/vda (run-guest.sh -r, snapshot=on: the image
+# never changes) with init=/lab/init.
+#   BENCHROOT_REBUILD=1  make the tarball anew
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+lab_lock
+
+# --- 3. the data disk ---------------------------------------------------
+make_disk() {
+	local scale=$1 rows arr_mib blob=1000 img stage key
+	case $scale in
+	full)  rows=1800000 arr_mib=4096 ;;
+	small) rows=196608 arr_mib=256 ;;
+	*) die "unknown bench scale '$scale' (small or full)" ;;
+	esac
+	# named by what is in it: a change of sizes makes a new disk
+	key=$(echo "rows=$rows blob=$blob array=$arr_mib" | sha256sum | cut -c1-8)
+	img=$CACHE/disks/bench-$scale-$key.img
+	if [ -s "$img" ]; then echo "$img"; return 0; fi
+	rm -f "$CACHE"/disks/bench-"$scale"-*.img
+	command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
+	mkdir -p "$CACHE/disks"
+	stage=$CACHE/disks/stage-bench-$scale
+	rm -rf "$stage" "$img.tmp"
+	need_space "$CACHE/disks" $(( 2 * (rows / 1000 + arr_mib) + 512 )) "the bench data disk ($scale, staged first)"
+	trap 'rc=$?; rm -rf "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
+	mkdir -p "$stage"
+	log "bench disk $scale: SQLite database of $rows rows of $blob-byte blobs, $arr_mib MiB array"
+	nice -n 10 python3 - "$stage/bench.db" "$rows" "$blob" <<-'PY' || die "making the SQLite database failed"
+		import sqlite3, sys
+		db = sqlite3.connect(sys.argv[1])
+		for p in ("page_size=4096", "journal_mode=OFF", "synchronous=OFF"):
+		    db.execute("PRAGMA " + p)
+		db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)")
+		db.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+		           "WHERE x < ?) INSERT INTO t SELECT x, randomblob(?) FROM c",
+		           (int(sys.argv[2]), int(sys.argv[3])))
+		db.commit()
+		db.close()
+	PY
+	head -c $((arr_mib << 20)) /dev/urandom > "$stage/array.u8" || die "writing the array failed"
+	local mib
+	mib=$(du -sm "$stage" | cut -f1)
+	truncate -s $(( mib + mib / 16 + 128 ))M "$img.tmp"
+	mkfs.ext4 -q -F -N 1024 -E lazy_itable_init=0,lazy_journal_init=0 \
+		-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+	rm -rf "$stage"
+	trap - EXIT
+	mv "$img.tmp" "$img"
+	log "bench disk $scale: $img ($(du -h "$img" | cut -f1))"
+	echo "$img"
+}
+if [ "${1:-}" = disk ]; then
+	make_disk "${2:?usage: make-benchroot.sh disk small|full}"
+	exit 0
+fi
+[ $# = 0 ] || die "usage: make-benchroot.sh [disk small|full]"
+
+SUITE=bookworm
+INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,fio,bpftrace,busybox,util-linux,procps
+MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
+	 "deb http://deb.debian.org/debian $SUITE-updates main"
+	 "deb http://deb.debian.org/debian-security $SUITE-security main")
+dir=$CACHE/benchroot
+mkdir -p "$dir"
+
+[ "$(id -u)" = 0 ] ||
+	die "make-benchroot must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
+command -v apt-get >/dev/null || die "make-benchroot needs a Debian machine (no apt-get here)"
+command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
+command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+
+aptopts=(--aptopt='APT::Install-Recommends "false"')
+for o in Acquire::Check-Valid-Until Acquire::Check-Date; do
+	v=$(apt-config dump "$o" 2>/dev/null) || v=
+	v=$(sed -n "s/^$o \"\\(.*\\)\";\$/\\1/p" <<<"$v")
+	[ -z "$v" ] || aptopts+=("--aptopt=$o \"$v\"")
+done
+key=$( { echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
+	 dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } | sha256sum | cut -c1-16)
+tarball=$dir/$SUITE-bench.tar
+
+# --- 1. the root tarball -------------------------------------------------
+if [ "${BENCHROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
+   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
+	need_space "$dir" 3072 "making the bench root"
+	log "bench root: mmdebstrap $SUITE minbase + $INCLUDE"
+	start=$(date +%s)
+	rm -f "$tarball" "$tarball.key"
+	tmp=$dir/.$SUITE-bench.tmp.tar
+	trap 'rm -f "$tmp"' EXIT
+	if ! nice -n 10 mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
+		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$dir/mmdebstrap.log" 2>&1; then
+		tail -n 30 "$dir/mmdebstrap.log" >&2
+		die "mmdebstrap failed (full log: $dir/mmdebstrap.log)"
+	fi
+	mv "$tmp" "$tarball"
+	trap - EXIT
+	echo "$key" > "$tarball.key"
+	log "bench root tarball made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
+fi
+
+# --- 2. the image: root + /lab -------------------------------------------
+mapfile -t files < <(cd "$LAB" && find guest/bench -type f | LC_ALL=C sort)
+[ ${#files[@]} -gt 0 ] || die "no guest/bench files in $LAB"
+ikey=$( { echo "$key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
+img=$dir/root-$ikey.img
+if [ -s "$img" ]; then echo "$img"; exit 0; fi
+
+stage=$dir/stage
+rm -rf --one-file-system "$stage" "$img.tmp"
+trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
+need_space "$dir" 4096 "the bench root image"
+mkdir -p "$stage"
+tar -C "$stage" --numeric-owner -xpf "$tarball"
+# the lab's part: /lab/init, /lab/jobs/*.sh, /lab/bin/* (python and shell)
+mkdir -p "$stage/lab"
+cp -r "$LAB/guest/bench/." "$stage/lab/"
+chmod 755 "$stage/lab/init"
+find "$stage/lab" -name '*.sh' -exec chmod 755 {} +
+[ ! -d "$stage/lab/bin" ] || chmod 755 "$stage/lab/bin/"*
+# no apt caches or docs in the guest
+rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
+	"$stage"/usr/share/man "$stage"/usr/share/locale
+echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
+mib=$(du -sm "$stage" | cut -f1)
+size=$(( mib + mib / 4 + 256 ))
+truncate -s ${size}M "$img.tmp"
+mkfs.ext4 -q -F -L benchroot -E lazy_itable_init=0,lazy_journal_init=0 \
+	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+rm -f "$dir"/root-*.img
+mv "$img.tmp" "$img"
+log "bench root image: $img (${size} MiB, root $mib MiB)"
+echo "$img"
