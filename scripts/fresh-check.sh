@@ -121,13 +121,8 @@ fi
 # This machine's answer to "may a Release file be past its Valid-Until
 # date" (and "from the future"), for the new root's apt as for ours.
 aptopts=()
-for o in Acquire::Check-Valid-Until Acquire::Check-Date; do
-	v=$(apt-config dump "$o" 2>/dev/null) || v=
-	v=$(sed -n "s/^$o \"\\(.*\\)\";\$/\\1/p" <<<"$v")
-	[ -z "$v" ] || aptopts+=("--aptopt=$o \"$v\"")
-done
-key=$( { echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
-	 dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } | sha256sum | cut -c1-16)
+mmdebstrap_aptopts
+key=$(mmdebstrap_key)
 if [ "${FRESH_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
    [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
 	need_space "$FRESH_DIR" 2048 "making the Debian root"

@@ -203,3 +203,24 @@ side_by_side() {
 	python3 "$LAB/scripts/report.py" "$RESULTS/$name" "${logs[@]}"
 	log "wrote results/$name.md and results/$name.json"
 }
+
+# mmdebstrap_aptopts: append to the array aptopts the --aptopt options that
+# give a new root's apt this machine's answers to "may a Release file be
+# past its Valid-Until date" (and "from the future"): the mirror's can be.
+mmdebstrap_aptopts() {
+	local o v
+	for o in Acquire::Check-Valid-Until Acquire::Check-Date; do
+		v=$(apt-config dump "$o" 2>/dev/null) || v=
+		v=$(sed -n "s/^$o \"\\(.*\\)\";\$/\\1/p" <<<"$v")
+		[ -z "$v" ] || aptopts+=("--aptopt=$o \"$v\"")
+	done
+}
+
+# mmdebstrap_key: a key for a root made with mmdebstrap from $SUITE,
+# $INCLUDE, ${MIRRORS[@]} and ${aptopts[@]}, and mmdebstrap's version: the
+# cached root is made anew when it changes.
+mmdebstrap_key() {
+	{ echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
+	  dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } |
+		sha256sum | cut -c1-16
+}

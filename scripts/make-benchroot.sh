@@ -94,13 +94,8 @@ command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e
 command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
 
 aptopts=(--aptopt='APT::Install-Recommends "false"')
-for o in Acquire::Check-Valid-Until Acquire::Check-Date; do
-	v=$(apt-config dump "$o" 2>/dev/null) || v=
-	v=$(sed -n "s/^$o \"\\(.*\\)\";\$/\\1/p" <<<"$v")
-	[ -z "$v" ] || aptopts+=("--aptopt=$o \"$v\"")
-done
-key=$( { echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
-	 dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } | sha256sum | cut -c1-16)
+mmdebstrap_aptopts
+key=$(mmdebstrap_key)
 tarball=$dir/$SUITE-bench.tar
 
 # --- 1. the root tarball -------------------------------------------------
