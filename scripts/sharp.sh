@@ -2,7 +2,8 @@
 # make sharp: the cases of "Beyond the seeds" (the probe's cost for readers
 # that are not sequential, recovery with several streams and on 16 KiB
 # blocks, VM_HUGEPAGE readers after random faults and with read_ahead_kb
-# 0) on base, v1 (variants/v1), v2 (variants/v2) and patched, in one go.
+# 0) on base, v1 (variants/v1), v2 (variants/v2), the draft of v3
+# (variants/v3) and patched, in one go.
 # Each part of guest/jobs/sharp.sh is one boot per kernel (side_by_side);
 # the parts' consoles are joined per kernel into
 # results/console-sharp-KERNEL.log and reported together as
@@ -18,7 +19,7 @@
 #   SHARP_RUNS        its runs (5)
 #   SHARP_STREAM_MIB  the four streams together (1024), in a
 #                     SHARP_STREAM_MEM guest (512M)
-#   SHARP_VARIANTS    the kernels (base v1 v2 patched), base first
+#   SHARP_VARIANTS    the kernels (base v1 v2 v3 patched), base first
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make sharp (scripts/sharp.sh)"
@@ -31,7 +32,7 @@ sparse_mib=${SHARP_SPARSE_MIB:-4096}
 random_mem=${SHARP_RANDOM_MEM:-1G}
 stream_mib=${SHARP_STREAM_MIB:-1024}
 stream_mem=${SHARP_STREAM_MEM:-512M}
-read -r -a variants <<< "${SHARP_VARIANTS:-base v1 v2 patched}"
+read -r -a variants <<< "${SHARP_VARIANTS:-base v1 v2 v3 patched}"
 [ "${variants[0]}" = base ] || die "SHARP_VARIANTS must start with base, the reference"
 
 S=$LAB/scripts
@@ -106,7 +107,9 @@ open file; every case opens its file anew with its cache dropped.
   random 16 KiB-aligned records of [0, 256 MiB), each page by page in
   order; then (probe) 50 isolated random faults in [512 MiB, 768 MiB):
   pages per fault about 1 (4, one block, on xfs16k) while readahead is
-  still off, about 32 once read-around is back.
+  still off, about 32 once read-around is back. records32-ext4: the
+  same with 32 KiB records; records-dense-ext4: 1024 random 16 KiB
+  records of [0, 64 MiB), so that many lie next to another.
 - random-private (runs, median): the plain random reader: a sparse file
   of $sparse_mib MiB (ftruncate) on ext4, a $random_mem guest, MAP_PRIVATE,
   $reads random one-byte reads (fixed seed), $runs runs in one boot, each on a

@@ -22,10 +22,13 @@ fail=0
 run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=1; }; }
 
 # 300 random faults in [768 MiB, 1 GiB) first, read_ahead_kb 128; the
-# records' probe: 50 isolated faults in [512 MiB, 768 MiB) afterwards
+# records' probe: 50 isolated faults in [512 MiB, 768 MiB) afterwards.
+# $1 the case, $2 the record in KiB (16), $3 the region in MiB (256), $4
+# the records (2000)
 records() {
 	run after-random -f big.bin -m records -n 300 -k 128 -r 768 -R 256 \
-		-s 0 -l 256 -a 2000 -b 16 -p 512 -P 50 -w "$1"
+		-s 0 -l "${3:-256}" -a "${4:-2000}" -b "${2:-16}" -p 512 -P 50 \
+		-w "$1"
 }
 
 case $part in
@@ -39,6 +42,10 @@ main)
 	run after-random -f big.bin -m every-other -n 300 -k 128 -r 768 -R 256 \
 		-s 128 -l 64 -W -w every-other-warm
 	records records-ext4
+	# records of 32 KiB: the first probe's flag is inside the record
+	records records32-ext4 32
+	# 1024 records of 16 KiB in 64 MiB: many lie next to another
+	records records-dense-ext4 16 64 1024
 	# 100 random faults in [3 GiB, 4 GiB), then [2 GiB, 3 GiB) in order
 	run seq-after-random -f big.bin -n 100 -k 128 -s 2048 -l 1024 -r 3072 \
 		-w recovery-ext4
