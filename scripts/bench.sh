@@ -55,118 +55,13 @@
 #   BENCH_MEM=1G         guest memory
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-export MMLAB_ENTRY="make bench (scripts/bench.sh)"
-lab_lock
 
-scale=${BENCH_SCALE:-full}
-case $scale in
-full)  rounds=10 timeout=7200 ns=0:300:301:1000 np_rounds=5 m_rounds=4 m_mems="1640M 8G"
-       ar_rounds=4 v_rounds=4 ;;
-small) rounds=4 timeout=900 ns=0:300:301:1000:3000 np_rounds=4 m_rounds=1 m_mems="128M 512M"
-       ar_rounds=4 v_rounds=4 ;;
-*) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
-esac
-rounds=${BENCH_ROUNDS:-$rounds}
-reps=${BENCH_REPS:-1}
-ns=${BENCH_SQLITE_NS:-$ns}
-np_n=${BENCH_NUMPY_N:-1000}
-np_rounds=${BENCH_NUMPY_ROUNDS:-$np_rounds}
-m_rounds=${BENCH_METHOD_ROUNDS:-$m_rounds}
-ra=${BENCH_RA_KB:-128}
-mem=${BENCH_MEM:-1G}
-ar_rounds=${BENCH_AFTER_ROUNDS:-$ar_rounds}
-v_rounds=${BENCH_VMSCAL_ROUNDS:-$v_rounds}
-v_mem=${BENCH_VMSCAL_MEM:-128M}
-vmscal=${BENCH_VMSCAL:-256:192:4}
-rp=${BENCH_RP:-256:32768:3}
-[[ $vmscal =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "BENCH_VMSCAL: LEN:LRU:TASKS in MiB, MiB and tasks (e.g. 256:192:4), not '$vmscal'"
-[[ $rp =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "BENCH_RP: MIB:READS:RUNS (e.g. 256:32768:3), not '$rp'"
-[ "${vmscal##*:}" -le 64 ] || die "BENCH_VMSCAL: at most 64 tasks"
-[ "${rp##*:}" -le 15 ] || die "BENCH_RP: at most 15 runs a boot"
-[[ $v_mem =~ ^[1-9][0-9]*[MG]$ ]] || die "BENCH_VMSCAL_MEM: a size such as 128M or 1G, not '$v_mem'"
-read -r -a variants <<<"${BENCH_VARIANTS:-base patched}"
-for x in "$rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds" "$ar_rounds" "$v_rounds"; do
-	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS, BENCH_AFTER_ROUNDS, BENCH_VMSCAL_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
-done
-if [ "$rounds" -lt 1 ] || [ "$reps" -lt 1 ]; then die "BENCH_ROUNDS and BENCH_REPS must be at least 1"; fi
-[[ $ns =~ ^[0-9]+(:[0-9]+)*$ ]] || die "BENCH_SQLITE_NS: lookup counts separated by ':' (e.g. 0:300:301), not '$ns'"
-[ ${#variants[@]} -ge 1 ] || die "BENCH_VARIANTS is empty"
-name=bench
-[ "$scale" = full ] || name=bench-$scale
-S=$LAB/scripts
-start=$(date +%s)
-
-bash "$S/deps.sh" bench
-kernels=()
-if [ -n "${BENCH_KDIR:-}" ]; then
-	for v in "${variants[@]}"; do
-		[ -f "$BENCH_KDIR/$v/bzImage" ] || die "BENCH_KDIR: no $BENCH_KDIR/$v/bzImage"
-		kernels+=("$BENCH_KDIR/$v/bzImage")
-	done
-else
-	bash "$S/fetch-base.sh"
-	bash "$S/apply-series.sh"
-	for v in "${variants[@]}"; do
-		case $v in base|patched) ;; *) die "BENCH_VARIANTS: make bench builds base and patched only; give BENCH_KDIR for '$v'" ;; esac
-		bash "$S/build-kernel.sh" "$v"
-		kernels+=("$BUILD/$v/bzImage")
-	done
-fi
-root=$(bash "$S/make-benchroot.sh")
-disk=$(bash "$S/make-benchroot.sh" disk "$scale")
-# Read the images once on the host, so that the first kernel does not pay
-# for a cold host page cache that the next one finds warm.
-log "warming the host's cache of the root and data images"
-cat "$root" "$disk" > /dev/null
-
-logs=$RESULTS/$name
-rm -rf "$logs"
-mkdir -p "$logs"
-runs=()
-for ((r = 0; r < rounds; r++)); do
-	# A B, then B A, ...: each kernel as often first as last
-	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((${#variants[@]} - 1)))
-	else mapfile -t idx < <(seq $((${#variants[@]} - 1)) -1 0); fi
-	for i in "${idx[@]}"; do
-		v=${variants[i]}
-		log "$name: round $((r + 1))/$rounds on $v"
-		out=$logs/console-r$r-$v.log
-		n=$np_n
-		[ "$r" -lt "$np_rounds" ] || n=-
-		after=0
-		[ "$r" -ge "$ar_rounds" ] || after=1
-		nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $n $ra $after"
-		runs+=("$r=$v=${kernels[i]}=$out")
-		if [ "$r" -lt "$v_rounds" ]; then
-			log "$name: round $((r + 1)): vm-scalability cases and the random reader on $v, $v_mem guest"
-			out=$logs/console-r$r-$v-vmscal.log
-			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-				-m "$v_mem" -t "$timeout" -o "$out" -j vmscal \
-				-a "$r ${vmscal//:/ } ${rp//:/ } $ra"
-			runs+=("$r=$v=${kernels[i]}=$out")
-		fi
-		[ "$r" -lt "$m_rounds" ] || continue
-		for mm in $m_mems; do
-			log "$name: round $((r + 1)): 0b9c0aeba938's method on $v, $mm guest"
-			out=$logs/console-r$r-$v-method-$mm.log
-			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-				-m "$mm" -t "$timeout" -o "$out" -j ramethod -a "$r array.u8 8192"
-			runs+=("$r=$v=${kernels[i]}=$out")
-		done
-	done
-done
-elapsed=$(( $(date +%s) - start ))
-
-# the command as given: make bench and the settings that were set
-cmd="BENCH_SCALE=$scale"
-for x in KDIR VARIANTS ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
-	VMSCAL_ROUNDS VMSCAL VMSCAL_MEM RP RA_KB MEM; do
-	x=BENCH_$x
-	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""
-done
-cmd="$cmd make bench"
-python3 - "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}" <<'PY'
+# report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE...:
+# OUT.md, OUT.json and the charts OUT-*.png from the consoles of the boots,
+# in their order ("bench.sh report ..." runs only this, on consoles already
+# there: make check tests it so)
+report() {
+python3 - "$@" <<'PY'
 import hashlib, json, os, re, statistics, subprocess, sys, time
 
 out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
@@ -559,4 +454,123 @@ with open(out + ".md", "w") as f:
     f.write("\n".join(md) + "\n")
 print("\n".join(md))
 PY
+}
+if [ "${1:-}" = report ]; then
+	shift
+	[ $# -ge 8 ] || die "usage: bench.sh report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE..."
+	report "$@"
+	exit
+fi
+export MMLAB_ENTRY="make bench (scripts/bench.sh)"
+lab_lock
+
+scale=${BENCH_SCALE:-full}
+case $scale in
+full)  rounds=10 timeout=7200 ns=0:300:301:1000 np_rounds=5 m_rounds=4 m_mems="1640M 8G"
+       ar_rounds=4 v_rounds=4 ;;
+small) rounds=4 timeout=900 ns=0:300:301:1000:3000 np_rounds=4 m_rounds=1 m_mems="128M 512M"
+       ar_rounds=4 v_rounds=4 ;;
+*) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
+esac
+rounds=${BENCH_ROUNDS:-$rounds}
+reps=${BENCH_REPS:-1}
+ns=${BENCH_SQLITE_NS:-$ns}
+np_n=${BENCH_NUMPY_N:-1000}
+np_rounds=${BENCH_NUMPY_ROUNDS:-$np_rounds}
+m_rounds=${BENCH_METHOD_ROUNDS:-$m_rounds}
+ra=${BENCH_RA_KB:-128}
+mem=${BENCH_MEM:-1G}
+ar_rounds=${BENCH_AFTER_ROUNDS:-$ar_rounds}
+v_rounds=${BENCH_VMSCAL_ROUNDS:-$v_rounds}
+v_mem=${BENCH_VMSCAL_MEM:-128M}
+vmscal=${BENCH_VMSCAL:-256:192:4}
+rp=${BENCH_RP:-256:32768:3}
+[[ $vmscal =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "BENCH_VMSCAL: LEN:LRU:TASKS in MiB, MiB and tasks (e.g. 256:192:4), not '$vmscal'"
+[[ $rp =~ ^[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "BENCH_RP: MIB:READS:RUNS (e.g. 256:32768:3), not '$rp'"
+[ "${vmscal##*:}" -le 64 ] || die "BENCH_VMSCAL: at most 64 tasks"
+[ "${rp##*:}" -le 15 ] || die "BENCH_RP: at most 15 runs a boot"
+[[ $v_mem =~ ^[1-9][0-9]*[MG]$ ]] || die "BENCH_VMSCAL_MEM: a size such as 128M or 1G, not '$v_mem'"
+read -r -a variants <<<"${BENCH_VARIANTS:-base patched}"
+for x in "$rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds" "$ar_rounds" "$v_rounds"; do
+	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS, BENCH_AFTER_ROUNDS, BENCH_VMSCAL_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
+done
+if [ "$rounds" -lt 1 ] || [ "$reps" -lt 1 ]; then die "BENCH_ROUNDS and BENCH_REPS must be at least 1"; fi
+[[ $ns =~ ^[0-9]+(:[0-9]+)*$ ]] || die "BENCH_SQLITE_NS: lookup counts separated by ':' (e.g. 0:300:301), not '$ns'"
+[ ${#variants[@]} -ge 1 ] || die "BENCH_VARIANTS is empty"
+name=bench
+[ "$scale" = full ] || name=bench-$scale
+S=$LAB/scripts
+start=$(date +%s)
+
+bash "$S/deps.sh" bench
+kernels=()
+if [ -n "${BENCH_KDIR:-}" ]; then
+	for v in "${variants[@]}"; do
+		[ -f "$BENCH_KDIR/$v/bzImage" ] || die "BENCH_KDIR: no $BENCH_KDIR/$v/bzImage"
+		kernels+=("$BENCH_KDIR/$v/bzImage")
+	done
+else
+	bash "$S/fetch-base.sh"
+	bash "$S/apply-series.sh"
+	for v in "${variants[@]}"; do
+		case $v in base|patched) ;; *) die "BENCH_VARIANTS: make bench builds base and patched only; give BENCH_KDIR for '$v'" ;; esac
+		bash "$S/build-kernel.sh" "$v"
+		kernels+=("$BUILD/$v/bzImage")
+	done
+fi
+root=$(bash "$S/make-benchroot.sh")
+disk=$(bash "$S/make-benchroot.sh" disk "$scale")
+# Read the images once on the host, so that the first kernel does not pay
+# for a cold host page cache that the next one finds warm.
+log "warming the host's cache of the root and data images"
+cat "$root" "$disk" > /dev/null
+
+logs=$RESULTS/$name
+rm -rf "$logs"
+mkdir -p "$logs"
+runs=()
+for ((r = 0; r < rounds; r++)); do
+	# A B, then B A, ...: each kernel as often first as last
+	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((${#variants[@]} - 1)))
+	else mapfile -t idx < <(seq $((${#variants[@]} - 1)) -1 0); fi
+	for i in "${idx[@]}"; do
+		v=${variants[i]}
+		log "$name: round $((r + 1))/$rounds on $v"
+		out=$logs/console-r$r-$v.log
+		n=$np_n
+		[ "$r" -lt "$np_rounds" ] || n=-
+		after=0
+		[ "$r" -ge "$ar_rounds" ] || after=1
+		nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $n $ra $after"
+		runs+=("$r=$v=${kernels[i]}=$out")
+		if [ "$r" -lt "$v_rounds" ]; then
+			log "$name: round $((r + 1)): vm-scalability cases and the random reader on $v, $v_mem guest"
+			out=$logs/console-r$r-$v-vmscal.log
+			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+				-m "$v_mem" -t "$timeout" -o "$out" -j vmscal \
+				-a "$r ${vmscal//:/ } ${rp//:/ } $ra"
+			runs+=("$r=$v=${kernels[i]}=$out")
+		fi
+		[ "$r" -lt "$m_rounds" ] || continue
+		for mm in $m_mems; do
+			log "$name: round $((r + 1)): 0b9c0aeba938's method on $v, $mm guest"
+			out=$logs/console-r$r-$v-method-$mm.log
+			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+				-m "$mm" -t "$timeout" -o "$out" -j ramethod -a "$r array.u8 8192"
+			runs+=("$r=$v=${kernels[i]}=$out")
+		done
+	done
+done
+elapsed=$(( $(date +%s) - start ))
+
+# the command as given: make bench and the settings that were set
+cmd="BENCH_SCALE=$scale"
+for x in KDIR VARIANTS ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
+	VMSCAL_ROUNDS VMSCAL VMSCAL_MEM RP RA_KB MEM; do
+	x=BENCH_$x
+	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""
+done
+cmd="$cmd make bench"
+report "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}"
 log "wrote results/$name.md, results/$name.json and the charts in $((elapsed / 60)) min $((elapsed % 60)) s"
