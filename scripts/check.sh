@@ -396,6 +396,39 @@ t_stress_report() {
 	expect_fail "the job did not finish" python3 "$S/stress_report.py" "$d/c" \
 		full debug 768M k="$d/cut.log:1:1"
 }
+# make bench's report (bench.sh report): results with the command of the
+# @@RUN line before them (the seed as SEED), warm-up runs left out, medians
+# against the first kernel's, every table there; a console without the
+# bench's @@BENCH line fails and says so
+t_bench_report() {
+	local d=$T/bench-report D=$LAB/tests/data k
+	mkdir -p "$d"
+	stubs "$d/bin" gnuplot
+	k=$d/bzImage
+	echo kernel > "$k"
+	PATH=$d/bin:$PATH bash "$S/bench.sh" report "$d/b" small "make bench-small" 75 1G root.img disk.img \
+		"0=base=$k=$D/console-bench-base.log" "0=base=$k=$D/console-bench-vmscal-base.log" \
+		"0=patched=$k=$D/console-bench-patched.log" "0=patched=$k=$D/console-bench-vmscal-patched.log" \
+		"1=base=$k=$D/console-bench-base.log" "1=base=$k=$D/console-bench-vmscal-base.log" \
+		> "$d/out.txt" || return 1
+	cat "$d/out.txt"
+	local want
+	for want in \
+		'| 1000 | base | 2 | 2 | 5.00 / 5.00 / 5.00 | 600 / 600 / 600 | 900 / 900 / 900 | 5.0 | `sqlite-scan bench.db 1000 SEED` |' \
+		'| 1000 | patched | 1 | 0 | 1.20 / 1.20 / 1.20 | 40 / 40 / 40 | 900 / 900 / 900 | 1.2 | `sqlite-scan bench.db 1000 SEED` |' \
+		'| mmap-pread-rand | patched | 1 | 65536 (16384) | 2.50 / 2.50 / 2.50 | 13700 / 13700 / 13700 | 17170 / 17170 / 17170 | +1.00 | -58 (-0.42 %) | +0.00 | `vmscal -d vdb -k 128 -f array.u8 -l 256 -m rand -n 16384 -s SEED -w mmap-pread-rand` |' \
+		'| patched | 1 | 0.90 / 0.90 / 0.90 | 24390 / 24390 / 24390 | 28280 / 28280 / 28280 | 200 / 200 / 200 | +1.00 | +0.00 |' \
+		'| records (access) | patched | 1 | 8000 | 6643 / 6643 / 6643 |' \
+		'| records (probe) | base | 2 | 50 | 50 / 50 / 50 | 1.00 / 1.00 / 1.00 |'; do
+		grep -qF -- "$want" "$d/b.md" || { echo "not in the report: $want"; return 1; }
+	done
+	grep -qF 'Largest median above base: pages read +1.00 % (mmap-pread-rand, patched)' "$d/b.md" || return 1
+	# the warm-up scan (n=10) is not a result
+	! grep -q '"n": 10,' "$d/b.json" || { echo "a warm-up run was kept"; return 1; }
+	grep -v '@@BENCH' "$D/console-bench-base.log" > "$d/nobench.log"
+	PATH=$d/bin:$PATH expect_fail "no @@BENCH line" bash "$S/bench.sh" report "$d/c" small x 1 1G r d \
+		"0=base=$k=$d/nobench.log"
+}
 
 # --- kernels, guest --------------------------------------------------------
 t_build() { bash "$S/build-kernel.sh" "$1"; }
@@ -479,6 +512,7 @@ check report-result-with-trailing-text t_report_trailing
 check tap-parser t_tap
 check tap-unexpected-failure-fails t_tap_unexpected_fail
 check stress-judge t_stress_report
+check bench-report t_bench_report
 check deps-installs-missing t_deps_installs
 check deps-names-uninstallable t_deps_uninstallable
 check lib-without-home-with-cdpath t_lib_env

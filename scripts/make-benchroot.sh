@@ -10,9 +10,11 @@
 #    settings, as make fresh-check does. Kept as a tarball, keyed by the
 #    package list, the mirrors and mmdebstrap's version: remade only when one
 #    of them changes.
-# 2. That root plus the lab's init and jobs (guest/bench/) as an ext4 image
-#    (mkfs.ext4 -d, no loop mount), keyed by the tarball and guest/bench/:
-#    remade in seconds when only the jobs change.
+# 2. That root plus the lab's init and jobs (guest/bench/) and the static
+#    workloads it runs (vmscal, random-private, after-random of workloads/,
+#    in /lab/bin) as an ext4 image (mkfs.ext4 -d, no loop mount), keyed by
+#    the tarball, guest/bench/ and those workloads' sources: remade in
+#    seconds when only the jobs change.
 # 3. (disk SCALE) The data disk, ext4, made once per scale and cached
 #    ($CACHE/disks/bench-SCALE-KEY.img, KEY from the sizes): bench.db, an
 #    SQLite database of one table t(id INTEGER PRIMARY KEY, v BLOB) with
@@ -119,8 +121,14 @@ if [ "${BENCHROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
 fi
 
 # --- 2. the image: root + /lab -------------------------------------------
-mapfile -t files < <(cd "$LAB" && find guest/bench -type f | LC_ALL=C sort)
+# the lab's static workloads the bench runs too (built from workloads/ as
+# make-initramfs.sh builds them; the image is keyed by their sources)
+WORKLOADS="vmscal random-private after-random"
+mapfile -t files < <(cd "$LAB" && { find guest/bench -type f;
+	for w in $WORKLOADS; do echo "workloads/$w.c"; done
+	echo workloads/common.c; echo workloads/common.h; echo workloads/Makefile; } | LC_ALL=C sort)
 [ ${#files[@]} -gt 0 ] || die "no guest/bench files in $LAB"
+for f in "${files[@]}"; do [ -f "$LAB/$f" ] || die "no $f in $LAB"; done
 ikey=$( { echo "$key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
 img=$dir/root-$ikey.img
 if [ -s "$img" ]; then echo "$img"; exit 0; fi
@@ -135,6 +143,11 @@ tar -C "$stage" --numeric-owner -xpf "$tarball"
 mkdir -p "$stage/lab"
 cp -r "$LAB/guest/bench/." "$stage/lab/"
 chmod 755 "$stage/lab/init"
+bins=()
+for w in $WORKLOADS; do bins+=("$stage/lab/bin/$w"); done
+# -pthread for all: vmscal's threads (the Makefile gives it only to its own)
+make -s -C "$LAB/workloads" OUT="$stage/lab/bin" CC="ccache gcc" LDLIBS=-pthread "${bins[@]}" ||
+	die "building the workloads ($WORKLOADS) failed"
 find "$stage/lab" -name '*.sh' -exec chmod 755 {} +
 [ ! -d "$stage/lab/bin" ] || chmod 755 "$stage/lab/bin/"*
 # no apt caches or docs in the guest
