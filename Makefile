@@ -7,7 +7,7 @@ demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
 	DEMO_SCALE=small bash $(S)/demo.sh
-bench:           ## real clients (SQLite, numpy) in a Debian guest -> results/bench.{md,json,png}
+bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png}
 	bash $(S)/bench.sh
 bench-small:     ## the same on small data, fewer runs (under 20 minutes)
 	BENCH_SCALE=small bash $(S)/bench.sh
