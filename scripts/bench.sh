@@ -8,14 +8,22 @@
 #   BENCH_SCALE=full (default) or small (a quick look, well under 20 min)
 #   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
 #                        kernels (e.g. /work/kernels: ready-built ones)
-#   BENCH_VARIANTS="base patched"  kernels compared, the first the reference
+#   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
+#                        compared, the first the reference; base, patched
+#                        and the lab-only variants/NAME are built here:
+#                        exp-per-page and exp-tried-hits are base with
+#                        0b9c0aeba938 and with its companion 9b0fcac3cfe7
+#                        undone, to show what those commits gained
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
+#   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
+#                        rounds only (default 2): their figures are counts,
+#                        stable from run to run, and their boots cost time
 #   BENCH_REPS=K         runs of every case in each boot, each from a cold
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=N:N:...  SQLite lookup counts (0: the control; default
-#                        full 0:300:301:1000, small 0:300:301:1000:3000:
-#                        a stuck full-scale scan on base takes about 165 s
-#                        under TCG, and 3000 sticks as 1000 does)
+#                        full 0:300:1000, small 0:300:301:1000:3000: a
+#                        stuck full-scale scan on base takes about 90 s
+#                        under TCG, and 301 and 3000 stick as 1000 does)
 #   BENCH_NUMPY_N=1000   numpy random rows before the sequential part
 #   BENCH_NUMPY_ROUNDS=R the rounds that run numpy too (default full 5,
 #                        small all)
@@ -466,13 +474,14 @@ lab_lock
 
 scale=${BENCH_SCALE:-full}
 case $scale in
-full)  rounds=10 timeout=7200 ns=0:300:301:1000 np_rounds=5 m_rounds=4 m_mems="1640M 8G"
+full)  rounds=10 timeout=7200 ns=0:300:1000 np_rounds=5 m_rounds=4 m_mems="1640M 8G"
        ar_rounds=4 v_rounds=4 ;;
 small) rounds=4 timeout=900 ns=0:300:301:1000:3000 np_rounds=4 m_rounds=1 m_mems="128M 512M"
        ar_rounds=4 v_rounds=4 ;;
 *) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
 esac
 rounds=${BENCH_ROUNDS:-$rounds}
+exp_rounds=${BENCH_EXP_ROUNDS:-2}
 reps=${BENCH_REPS:-1}
 ns=${BENCH_SQLITE_NS:-$ns}
 np_n=${BENCH_NUMPY_N:-1000}
@@ -490,9 +499,9 @@ rp=${BENCH_RP:-256:32768:3}
 [ "${vmscal##*:}" -le 64 ] || die "BENCH_VMSCAL: at most 64 tasks"
 [ "${rp##*:}" -le 15 ] || die "BENCH_RP: at most 15 runs a boot"
 [[ $v_mem =~ ^[1-9][0-9]*[MG]$ ]] || die "BENCH_VMSCAL_MEM: a size such as 128M or 1G, not '$v_mem'"
-read -r -a variants <<<"${BENCH_VARIANTS:-base patched}"
-for x in "$rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds" "$ar_rounds" "$v_rounds"; do
-	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS, BENCH_AFTER_ROUNDS, BENCH_VMSCAL_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
+read -r -a variants <<<"${BENCH_VARIANTS:-base patched exp-per-page exp-tried-hits}"
+for x in "$rounds" "$exp_rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds" "$ar_rounds" "$v_rounds"; do
+	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_EXP_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS, BENCH_AFTER_ROUNDS, BENCH_VMSCAL_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
 done
 if [ "$rounds" -lt 1 ] || [ "$reps" -lt 1 ]; then die "BENCH_ROUNDS and BENCH_REPS must be at least 1"; fi
 [[ $ns =~ ^[0-9]+(:[0-9]+)*$ ]] || die "BENCH_SQLITE_NS: lookup counts separated by ':' (e.g. 0:300:301), not '$ns'"
@@ -510,10 +519,19 @@ if [ -n "${BENCH_KDIR:-}" ]; then
 		kernels+=("$BENCH_KDIR/$v/bzImage")
 	done
 else
+	for v in "${variants[@]}"; do
+		case $v in
+		base|patched) ;;
+		*) [ -d "$LAB/variants/$v" ] || die "BENCH_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
+		esac
+	done
 	bash "$S/fetch-base.sh"
 	bash "$S/apply-series.sh"
 	for v in "${variants[@]}"; do
-		case $v in base|patched) ;; *) die "BENCH_VARIANTS: make bench builds base and patched only; give BENCH_KDIR for '$v'" ;; esac
+		case $v in
+		base|patched) ;;
+		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		esac
 		bash "$S/build-kernel.sh" "$v"
 		kernels+=("$BUILD/$v/bzImage")
 	done
@@ -529,36 +547,43 @@ logs=$RESULTS/$name
 rm -rf "$logs"
 mkdir -p "$logs"
 runs=()
+# boot I KIND MEM ARGS: one boot of kernel I running guest job KIND
+# (bench, vmscal or ramethod) in MEM, its console kept and listed for the
+# report
+boot() {
+	local i=$1 kind=$2 m=$3 args=$4 out
+	out=$logs/console-r$r-${variants[i]}
+	case $kind in
+	vmscal) out=$out-vmscal ;;
+	ramethod) out=$out-method-$m ;;
+	esac
+	nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+		-m "$m" -t "$timeout" -o "$out.log" -j "$kind" -a "$args"
+	runs+=("$r=${variants[i]}=${kernels[i]}=$out.log")
+}
 for ((r = 0; r < rounds; r++)); do
-	# A B, then B A, ...: each kernel as often first as last
-	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((${#variants[@]} - 1)))
-	else mapfile -t idx < <(seq $((${#variants[@]} - 1)) -1 0); fi
+	# the kernels of this round: all in the first BENCH_EXP_ROUNDS, the
+	# first two after; A B, then B A, ...: each as often first as last
+	k=${#variants[@]}
+	[ "$r" -lt "$exp_rounds" ] || [ "$k" -le 2 ] || k=2
+	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((k - 1)))
+	else mapfile -t idx < <(seq $((k - 1)) -1 0); fi
 	for i in "${idx[@]}"; do
 		v=${variants[i]}
 		log "$name: round $((r + 1))/$rounds on $v"
-		out=$logs/console-r$r-$v.log
 		n=$np_n
 		[ "$r" -lt "$np_rounds" ] || n=-
 		after=0
 		[ "$r" -ge "$ar_rounds" ] || after=1
-		nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-			-m "$mem" -t "$timeout" -o "$out" -j bench -a "$r $reps $ns $n $ra $after"
-		runs+=("$r=$v=${kernels[i]}=$out")
+		boot "$i" bench "$mem" "$r $reps $ns $n $ra $after"
 		if [ "$r" -lt "$v_rounds" ]; then
 			log "$name: round $((r + 1)): vm-scalability cases and the random reader on $v, $v_mem guest"
-			out=$logs/console-r$r-$v-vmscal.log
-			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-				-m "$v_mem" -t "$timeout" -o "$out" -j vmscal \
-				-a "$r ${vmscal//:/ } ${rp//:/ } $ra"
-			runs+=("$r=$v=${kernels[i]}=$out")
+			boot "$i" vmscal "$v_mem" "$r ${vmscal//:/ } ${rp//:/ } $ra"
 		fi
 		[ "$r" -lt "$m_rounds" ] || continue
 		for mm in $m_mems; do
 			log "$name: round $((r + 1)): 0b9c0aeba938's method on $v, $mm guest"
-			out=$logs/console-r$r-$v-method-$mm.log
-			nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-				-m "$mm" -t "$timeout" -o "$out" -j ramethod -a "$r array.u8 8192"
-			runs+=("$r=$v=${kernels[i]}=$out")
+			boot "$i" ramethod "$mm" "$r array.u8 8192"
 		done
 	done
 done
@@ -566,7 +591,7 @@ elapsed=$(( $(date +%s) - start ))
 
 # the command as given: make bench and the settings that were set
 cmd="BENCH_SCALE=$scale"
-for x in KDIR VARIANTS ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
+for x in KDIR VARIANTS ROUNDS EXP_ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
 	VMSCAL_ROUNDS VMSCAL VMSCAL_MEM RP RA_KB MEM; do
 	x=BENCH_$x
 	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""
