@@ -159,7 +159,9 @@ size=$(( mib + mib / 4 + 256 ))
 truncate -s ${size}M "$img.tmp"
 mkfs.ext4 -q -F -L benchroot -E lazy_itable_init=0,lazy_journal_init=0 \
 	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
-rm -f "$dir"/root-*.img
 mv "$img.tmp" "$img"
+# keep the two images made before this one: another tree of the lab (or a
+# bench still running from one) may boot them
+ls -t "$dir"/root-*.img | tail -n +4 | xargs -r rm -f
 log "bench root image: $img (${size} MiB, root $mib MiB)"
 echo "$img"
