@@ -16,7 +16,9 @@
 #   FRESH_CHECK_ONLY=deps,base,lab,demo,check  steps to run, in that
 #                    order (default demo,check; deps and base run deps.sh
 #                    and fetch-base.sh alone, lab make check-lab, for a
-#                    quicker look)
+#                    quicker look; bench-small and bench run make
+#                    bench-small and make bench, each with its kernels,
+#                    Debian guest root and data disk made from nothing)
 #   FRESH_WARM=1     keep the previous run's root, lab cache included, and
 #                    only replace the clone (a warm run, not a fresh one)
 #   FRESH_REBUILD=1  make the root tarball anew
@@ -46,7 +48,7 @@ logs=$FRESH_DIR/logs
 
 steps=${FRESH_CHECK_ONLY:-demo,check}
 for s in ${steps//,/ }; do
-	case $s in deps|base|lab|demo|check) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check)" ;; esac
+	case $s in deps|base|lab|demo|check|bench-small|bench) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench)" ;; esac
 done
 
 # --- mounts: everything mounted is in $mounted, unmounted by the trap ----
@@ -159,7 +161,8 @@ fi
 need=0
 for s in ${steps//,/ }; do
 	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;; lab) ;;
-	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;; esac
+	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;;
+	bench-small) need=$((need + 16384)) ;; bench) need=$((need + 28672)) ;; esac
 done
 need_space "$root" "$need" "fresh-check ($steps)"
 
@@ -192,6 +195,8 @@ for s in ${steps//,/ }; do
 	lab)   cmd="make check-lab" ;;
 	demo)  cmd="make demo" ;;
 	check) cmd="make check" ;;
+	bench-small) cmd="make bench-small" ;;
+	bench) cmd="make bench" ;;
 	esac
 	log "in the root, as root: cd /root/lab && $cmd (log: $logs/$s.log)"
 	start=$(date +%s)
