@@ -16,8 +16,9 @@
 #                        undone, to show what those commits gained
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
 #   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
-#                        rounds only (default 2): their figures are counts,
-#                        stable from run to run, and their boots cost time
+#                        rounds only (default full 1, small 2): their
+#                        figures are counts, stable from run to run, and
+#                        their boots cost time
 #   BENCH_REPS=K         runs of every case in each boot, each from a cold
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=N:N:...  SQLite lookup counts (0: the control; default
@@ -27,7 +28,7 @@
 #   BENCH_NUMPY_N=1000   numpy random rows before the sequential part
 #   BENCH_NUMPY_ROUNDS=R the rounds that run numpy too (default full 5,
 #                        small all)
-#   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (default full 4,
+#   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (default full 2,
 #                        small 1; 0: none): 1 % of array.u8 touched at
 #                        random, in order and in strides of 1021, 1024,
 #                        2053 and 4099 pages, read_ahead_kb 8192, in a
@@ -474,14 +475,14 @@ lab_lock
 
 scale=${BENCH_SCALE:-full}
 case $scale in
-full)  rounds=10 timeout=7200 ns=0:300:1000 np_rounds=5 m_rounds=4 m_mems="1640M 8G"
-       ar_rounds=4 v_rounds=4 ;;
+full)  rounds=10 timeout=7200 ns=0:300:1000 np_rounds=5 m_rounds=2 m_mems="1640M 8G"
+       ar_rounds=4 v_rounds=4 exp_rounds=1 ;;
 small) rounds=4 timeout=900 ns=0:300:301:1000:3000 np_rounds=4 m_rounds=1 m_mems="128M 512M"
-       ar_rounds=4 v_rounds=4 ;;
+       ar_rounds=4 v_rounds=4 exp_rounds=2 ;;
 *) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
 esac
 rounds=${BENCH_ROUNDS:-$rounds}
-exp_rounds=${BENCH_EXP_ROUNDS:-2}
+exp_rounds=${BENCH_EXP_ROUNDS:-$exp_rounds}
 reps=${BENCH_REPS:-1}
 ns=${BENCH_SQLITE_NS:-$ns}
 np_n=${BENCH_NUMPY_N:-1000}
