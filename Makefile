@@ -2,7 +2,7 @@
 # Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
 S := scripts
 
-.PHONY: demo demo-small bench bench-small sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
+.PHONY: demo demo-small bench bench-small trace sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
 demo:            ## before/after demonstration -> results/demo.{md,json}
 	bash $(S)/demo.sh
 demo-small:      ## the same on smaller files, for a quick look
@@ -11,6 +11,8 @@ bench:           ## real clients (SQLite, numpy), vm-scalability cases, random r
 	bash $(S)/bench.sh
 bench-small:     ## the same on small data, fewer runs (under 20 minutes)
 	BENCH_SCALE=small bash $(S)/bench.sh
+trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md
+	bash $(S)/trace.sh
 sharp:           ## issue 9's cases on base, v1, v2, patched -> results/sharp.{md,json}
 	bash $(S)/sharp.sh
 stress:          ## data-checking stress on debug kernels -> results/stress.{md,json}
