@@ -429,6 +429,18 @@ t_bench_report() {
 	PATH=$d/bin:$PATH expect_fail "no @@BENCH line" bash "$S/bench.sh" report "$d/c" small x 1 1G r d \
 		"0=base=$k=$d/nobench.log"
 }
+# The tables the series quotes are the ones results/ give
+# (series_numbers.py); a number changed on one side only fails, and one of
+# the other side too (a results file with a changed figure)
+t_series_numbers() {
+	local d=$T/series-numbers
+	python3 "$S/series_numbers.py" --check || return 1
+	mkdir -p "$d"
+	sed 's/"major_faults": 262144,/"major_faults": 262143,/' "$RESULTS/sharp.json" > "$d/sharp.json"
+	cmp -s "$RESULTS/sharp.json" "$d/sharp.json" && { echo "no figure to change"; return 1; }
+	cp "$RESULTS/bench.json" "$d/" 2>/dev/null || true
+	MMLAB_RESULTS=$d expect_fail "does not quote block" python3 "$S/series_numbers.py" --check
+}
 
 # --- kernels, guest --------------------------------------------------------
 t_build() { bash "$S/build-kernel.sh" "$1"; }
@@ -513,6 +525,7 @@ check tap-parser t_tap
 check tap-unexpected-failure-fails t_tap_unexpected_fail
 check stress-judge t_stress_report
 check bench-report t_bench_report
+check series-numbers t_series_numbers
 check deps-installs-missing t_deps_installs
 check deps-names-uninstallable t_deps_uninstallable
 check lib-without-home-with-cdpath t_lib_env
