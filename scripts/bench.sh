@@ -5,7 +5,9 @@
 # kernel that runs first is otherwise slower on the same work). Writes
 # results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
 # results/bench-small.*), consoles under results/bench[-small]/.
-#   BENCH_SCALE=full (default) or small (a quick look, well under 20 min)
+#   BENCH_SCALE=full (default) or small (a quick look: about 15 min once
+#                        the kernels and images are built, 27 min from
+#                        nothing on a new Debian 12 root)
 #   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
 #                        kernels (e.g. /work/kernels: ready-built ones)
 #   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
@@ -16,14 +18,14 @@
 #                        undone, to show what those commits gained
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
 #   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
-#                        rounds only (default full 1, small 2): their
-#                        figures are counts, stable from run to run, and
-#                        their boots cost time
+#                        rounds only (default full 1, small 2): what
+#                        they show is page counts many times base's, and
+#                        their boots cost time (20 of make bench's 64 min)
 #   BENCH_REPS=K         runs of every case in each boot, each from a cold
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=N:N:...  SQLite lookup counts (0: the control; default
 #                        full 0:300:1000, small 0:300:301:1000:3000: a
-#                        stuck full-scale scan on base takes about 90 s
+#                        stuck full-scale scan on base takes about 100 s
 #                        under TCG, and 301 and 3000 stick as 1000 does)
 #   BENCH_NUMPY_N=1000   numpy random rows before the sequential part
 #   BENCH_NUMPY_ROUNDS=R the rounds that run numpy too (default full 5,
