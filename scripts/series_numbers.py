@@ -19,6 +19,7 @@ Each block is a table or a paragraph of the cover letter or of a commit
 message.  A block whose results file is missing is an error: nothing is
 quoted that was not measured.
 """
+import functools
 import json
 import os
 import statistics
@@ -32,16 +33,19 @@ COVER = "0000-cover-letter.patch"
 PATCH1 = "0001-mm-filemap-let-sequential-readers-get-mmap-readahead.patch"
 
 
+@functools.lru_cache(maxsize=None)
 def load(name):
+    """A results file: one JSON document (bench.json), or one per line
+    (sharp.json, as make sharp writes it)."""
     path = os.path.join(RESULTS, name)
     if not os.path.exists(path):
         sys.exit(f"series_numbers.py: no {path}: run the make target that writes it")
     with open(path) as f:
-        if name.endswith(".json") and f.read(1) == "{" and name != "sharp.json":
-            f.seek(0)
-            return json.load(f)
-        f.seek(0)
-        return [json.loads(line) for line in f if line.strip()]
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def sharp(workload, phase, variant, **match):
