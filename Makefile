@@ -9,7 +9,7 @@ demo-small:      ## the same on smaller files, for a quick look
 	DEMO_SCALE=small bash $(S)/demo.sh
 bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png}
 	bash $(S)/bench.sh
-bench-small:     ## the same on small data, fewer runs (about 15 minutes with kernels built)
+bench-small:     ## base and the series on small data, fewer runs (under 20 minutes from nothing)
 	BENCH_SCALE=small bash $(S)/bench.sh
 trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md
 	bash $(S)/trace.sh

@@ -5,17 +5,19 @@
 # kernel that runs first is otherwise slower on the same work). Writes
 # results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
 # results/bench-small.*), consoles under results/bench[-small]/.
-#   BENCH_SCALE=full (default) or small (a quick look: about 15 min once
-#                        the kernels and images are built, 27 min from
+#   BENCH_SCALE=full (default) or small (a quick look, base and the
+#                        series only, meant to take under 20 min from
 #                        nothing on a new Debian 12 root)
 #   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
 #                        kernels (e.g. /work/kernels: ready-built ones)
 #   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
-#                        compared, the first the reference; base, patched
-#                        and the lab-only variants/NAME are built here:
-#                        exp-per-page and exp-tried-hits are base with
-#                        0b9c0aeba938 and with its companion 9b0fcac3cfe7
-#                        undone, to show what those commits gained
+#                        compared, the first the reference (the default
+#                        of the full scale; small: "base patched"); base,
+#                        patched and the lab-only variants/NAME are built
+#                        here: exp-per-page and exp-tried-hits are base
+#                        with 0b9c0aeba938 and with its companion
+#                        9b0fcac3cfe7 undone, to show what those commits
+#                        gained
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
 #   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
 #                        rounds only (default full 1, small 2): what
@@ -47,11 +49,11 @@
 #                        -mt forms, mmap-xread-seq-mt, lru-file-mmap-read)
 #                        and the random reader of the report behind
 #                        0b9c0aeba938 (random-private), in a guest smaller
-#                        than the files (default 4; 0: none). Both of
-#                        these are the same size at both scales (the
-#                        full-scale files would not fit the time; the
-#                        counts are the stable figures and 4 runs show
-#                        their spread)
+#                        than the files (default full 4, small 2; 0:
+#                        none). Both of these are the same size at both
+#                        scales (the full-scale files would not fit the
+#                        time; the counts are the stable figures and 4
+#                        runs show their spread)
 #   BENCH_VMSCAL=LEN:LRU:TASKS  MiB of array.u8 the one-file cases read
 #                        (default 256), MiB of each of array.u8 and
 #                        bench.db for lru-file-mmap-read (192), threads or
@@ -478,9 +480,9 @@ lab_lock
 scale=${BENCH_SCALE:-full}
 case $scale in
 full)  rounds=10 timeout=7200 ns=0:300:1000 np_rounds=5 m_rounds=2 m_mems="1640M 8G"
-       ar_rounds=4 v_rounds=4 exp_rounds=1 ;;
+       ar_rounds=4 v_rounds=4 exp_rounds=1 vars="base patched exp-per-page exp-tried-hits" ;;
 small) rounds=4 timeout=900 ns=0:300:301:1000:3000 np_rounds=4 m_rounds=1 m_mems="128M 512M"
-       ar_rounds=4 v_rounds=4 exp_rounds=2 ;;
+       ar_rounds=4 v_rounds=2 exp_rounds=2 vars="base patched" ;;
 *) die "BENCH_SCALE: unknown scale '$scale' (full or small)" ;;
 esac
 rounds=${BENCH_ROUNDS:-$rounds}
@@ -502,7 +504,7 @@ rp=${BENCH_RP:-256:32768:3}
 [ "${vmscal##*:}" -le 64 ] || die "BENCH_VMSCAL: at most 64 tasks"
 [ "${rp##*:}" -le 15 ] || die "BENCH_RP: at most 15 runs a boot"
 [[ $v_mem =~ ^[1-9][0-9]*[MG]$ ]] || die "BENCH_VMSCAL_MEM: a size such as 128M or 1G, not '$v_mem'"
-read -r -a variants <<<"${BENCH_VARIANTS:-base patched exp-per-page exp-tried-hits}"
+read -r -a variants <<<"${BENCH_VARIANTS:-$vars}"
 for x in "$rounds" "$exp_rounds" "$reps" "$np_n" "$ra" "$np_rounds" "$m_rounds" "$ar_rounds" "$v_rounds"; do
 	[[ $x =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS, BENCH_EXP_ROUNDS, BENCH_REPS, BENCH_NUMPY_N, BENCH_NUMPY_ROUNDS, BENCH_METHOD_ROUNDS, BENCH_AFTER_ROUNDS, BENCH_VMSCAL_ROUNDS and BENCH_RA_KB take numbers, not '$x'"
 done
