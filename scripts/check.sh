@@ -422,7 +422,7 @@ t_bench_report() {
 		'| records (probe) | base | 2 | 50 | 50 / 50 / 50 | 1.00 / 1.00 / 1.00 |'; do
 		grep -qF -- "$want" "$d/b.md" || { echo "not in the report: $want"; return 1; }
 	done
-	grep -qF 'Largest median above base: pages read +1.00 % (mmap-pread-rand, patched)' "$d/b.md" || return 1
+	grep -qF 'Largest median above base, per kernel: patched: pages read +1.00 % (mmap-pread-rand), time' "$d/b.md" || return 1
 	# the warm-up scan (n=10) is not a result
 	! grep -q '"n": 10,' "$d/b.json" || { echo "a warm-up run was kept"; return 1; }
 	grep -v '@@BENCH' "$D/console-bench-base.log" > "$d/nobench.log"
