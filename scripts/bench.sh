@@ -22,7 +22,8 @@
 #   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
 #                        rounds only (default full 1, small 2): what
 #                        they show is page counts many times base's, and
-#                        their boots cost time (20 of make bench's 64 min)
+#                        their boots cost time (21 of the 87 min make
+#                        bench took from nothing)
 #   BENCH_REPS=K         runs of every case in each boot, each from a cold
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=N:N:...  SQLite lookup counts (0: the control; default
