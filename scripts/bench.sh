@@ -5,9 +5,9 @@
 # kernel that runs first is otherwise slower on the same work). Writes
 # results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
 # results/bench-small.*), consoles under results/bench[-small]/.
-#   BENCH_SCALE=full (default) or small (a quick look, base and the
-#                        series only, meant to take under 20 min from
-#                        nothing on a new Debian 12 root)
+#   BENCH_SCALE=full (default; 87 min from nothing on a new Debian 12
+#                        root here) or small (a quick look, base and the
+#                        series only; 17 min from nothing)
 #   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
 #                        kernels (e.g. /work/kernels: ready-built ones)
 #   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
@@ -41,10 +41,10 @@
 #                        1640M, small: 128M, the least the Debian root
 #                        boots in here) and one twice its size. An odd
 #                        count, so that the median is a run: in strides
-#                        of 1021 pages in the smaller guest about one run
-#                        in six reads 1.45 million pages where the others
-#                        read 1.83, on base as with the series
-#                        (results/bench-method-more.md)
+#                        of 1021 pages in the smaller guest one run in
+#                        nine so far reads 1.45 million pages where the
+#                        others read 1.76 to 1.84, on base as with the
+#                        series (results/bench-method-more.md, README)
 #   BENCH_AFTER_ROUNDS=R rounds whose bench boot also runs the readers of
 #                        "Beyond the seeds" (after-random: adversarial,
 #                        every-other, every-other-warm, records + probe;
