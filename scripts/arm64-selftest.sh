@@ -312,7 +312,8 @@ report() {
 	done
 	echo
 	for v in $VARIANTS; do
-		echo "- $v, as x86 expects: $(grep -c -E 'expected .* got' "$tmp/$v.expect" | xargs -I{} expr {} - "$(grep -c 'WRONG' "$tmp/$v.expect")") of $(wc -l < "$tmp/$v.cases") cases; differing (bold below): $(grep WRONG "$tmp/$v.expect" | awk '{print "expected " $3 ", got " $5}' | sort | uniq -c | sed 's/^ *//' | paste -sd';' - | sed 's/;/; /g')"
+		# tap.py's TAP: "ok N - CASE: expected pass, got pass"
+		echo "- $v, as x86 expects: $(grep -c -E '^ok [0-9]+ - [^:]*: expected ' "$tmp/$v.expect") of $(wc -l < "$tmp/$v.cases") cases; differing (bold below): $(sed -n 's/^not ok [0-9]* - [^:]*: //p' "$tmp/$v.expect" | sort | uniq -c | sed 's/^ *//' | paste -sd';' - | sed 's/;/; /g')"
 	done
 	echo
 	printf '| case |'; for v in $VARIANTS; do printf ' %s | x86 expects | s |' "$v"; done; echo
@@ -321,7 +322,7 @@ report() {
 		printf '| %s |' "$c"
 		for v in $VARIANTS; do
 			IFS=$'\t' read -r _ r t w < <(grep -P "^\Q$c\E\t" "$tmp/$v.cases") || r=missing t=-
-			x=$(grep -E "^  $c +expected" "$tmp/$v.expect" | awk '{print $3}')
+			x=$(sed -n "s/^\(not \)\{0,1\}ok [0-9]* - $c: expected \([a-z]*\),.*/\2/p" "$tmp/$v.expect")
 			# bold where it differs from what x86 expects
 			[ "${r:-missing}" = "${x:-?}" ] || r="**${r:-missing}**"
 			printf ' %s | %s | %s |' "${r:-missing}" "${x:-?}" "${t:--}"

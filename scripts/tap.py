@@ -4,9 +4,10 @@
     tap.py CONSOLE_LOG            print "name result" per test case
     tap.py CONSOLE_LOG --expect FILE VARIANT
         compare with the expectations for VARIANT in FILE (lines of
-        "variant case pass|fail|skip"); print one line per case and exit 1
-        on any difference, missing case, or failing case that has no
-        expectation. A case is named without its fixture
+        "variant case pass|fail|skip"); print a TAP stream with its plan,
+        one test line per case ("ok N - CASE: expected pass, got pass"),
+        and exit 1 on any difference, missing case, or failing case that
+        has no expectation. A case is named without its fixture
         ("ext4_4k.sequential_control" for
         "mmap_miss.ext4_4k.sequential_control"); an expectation may name
         cases with shell wildcards ("*.sequential_control"), and a later
@@ -62,15 +63,14 @@ def main(argv):
             patterns.append((line[1], line[2]))
     if not patterns:
         sys.exit("tap: no expectations for %s in %s" % (variant, argv[3]))
+    lines = []
     if rc is None:
-        print("tap: the selftest did not finish (no @@TAP-END)")
-        return 1
-    bad = 0
+        lines.append((False, "the selftest finished: no @@TAP-END in %s"
+                      % argv[1]))
     # each pattern must match a case that ran
-    for pat, _ in patterns:
+    for pat, want in patterns:
         if not any(fnmatch.fnmatchcase(c, pat) for c in results):
-            bad += 1
-            print("  %-40s expected, missing  <-- WRONG" % pat)
+            lines.append((False, "%s: expected %s, missing" % (pat, want)))
     for case, got in results.items():
         want = None
         for pat, w in patterns:
@@ -78,16 +78,17 @@ def main(argv):
                 want = w
         if want is None:
             # a case nobody expected may pass or skip; it may not fail
-            failed = got == "fail"
-            bad += failed
-            print("  %-40s %s (no expectation)%s"
-                  % (case, got, "  <-- WRONG: fails" if failed else ""))
-            continue
-        ok = got == want
-        bad += not ok
-        print("  %-40s expected %-4s got %-7s %s"
-              % (case, want, got, "" if ok else "<-- WRONG"))
-    return 1 if bad else 0
+            lines.append((got != "fail",
+                          "%s: no expectation, got %s" % (case, got)))
+        else:
+            lines.append((got == want,
+                          "%s: expected %s, got %s" % (case, want, got)))
+    print("TAP version 13")
+    print("1..%d" % len(lines))
+    for i, (ok, text) in enumerate(lines, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
+    return 0 if all(ok for ok, _ in lines) else 1
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
