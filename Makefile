@@ -1,51 +1,92 @@
 # mmap_miss recovery lab. Each target is one script in scripts/; the
-# Makefile only wires them. Caches live in ${XDG_CACHE_HOME:-~/.cache}/mmlab.
+# Makefile only wires them. `make` alone prints the targets (make help).
+#
+# A target's help is its "##" comment: WHAT | TIME | NEEDS. TIME is as
+# measured on a 2-core machine under TCG (docs/measurements.md); NEEDS
+# says root (to install packages with apt, or to make a Debian guest root)
+# and network (Debian's archive), as on a first run.
 S := scripts
+CACHE := $(or $(MMLAB_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mmlab)
 
-.PHONY: demo demo-small bench bench-small trace sharp stress mm-selftests check check-lab fresh-check review matrix arm64 deps base apply export kernels initramfs disks clean
-demo:            ## before/after demonstration -> results/demo.{md,json}
+.PHONY: help demo demo-small bench bench-small bench-apps trace sharp fixes stress \
+	mm-selftests check check-lab fresh-check review matrix arm64 deps base apply \
+	export kernels initramfs disks clean distclean
+
+help:            ## this list | instant | nothing
+	@echo "make TARGET (on Debian 12; times as measured here, see docs/measurements.md):"
+	@awk -F'## ' 'function put(s,   n, w, i, l) { \
+		n = split(s, w, " "); l = ""; \
+		for (i = 1; i <= n; i++) { \
+			if (l != "" && length(l) + 1 + length(w[i]) > 82) { printf "  %-14s %s\n", t, l; t = ""; l = w[i] } \
+			else l = (l == "" ? w[i] : l " " w[i]) \
+		} \
+		printf "  %-14s %s\n", t, l; t = "" \
+	} \
+	/^[a-z][a-z0-9-]*:.*## / { \
+		t = $$1; sub(/:.*/, "", t); n = split($$2, f, / \| /); \
+		put(f[1]); if (n > 1) put("time: " f[2] "; needs: " (n > 2 ? f[3] : "nothing")) \
+	}' $(firstword $(MAKEFILE_LIST))
+demo:            ## before/after demonstration -> results/demo.{md,json} | 28 min from nothing, 8-12 with kernels built | root, network
 	bash $(S)/demo.sh
-demo-small:      ## the same on smaller files, for a quick look
+demo-small:      ## the same on smaller files, for a quick look | 2-3 min with kernels built | root, network
 	DEMO_SCALE=small bash $(S)/demo.sh
-bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png}
-	bash $(S)/bench.sh
-bench-small:     ## base and the series on small data, fewer runs (under 20 minutes from nothing)
-	BENCH_SCALE=small bash $(S)/bench.sh
-trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md
-	bash $(S)/trace.sh
-sharp:           ## issue 9's cases on base, v1, v2, patched -> results/sharp.{md,json}
-	bash $(S)/sharp.sh
-stress:          ## data-checking stress on debug kernels -> results/stress.{md,json}
-	bash $(S)/stress.sh
-mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json}
-	bash $(S)/mm-selftests.sh
-check:           ## lab tests + the series' selftest on base and patched
+check:           ## lab tests, then the series' selftest on base, patch 1, v1 and the series | 13-15 min in CI, 29 min on a new root | root, network
 	bash $(S)/check.sh
-check-lab:       ## only the lab's own tests, before any kernel is built
+check-lab:       ## only the lab's own tests, before any kernel is built | seconds | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
-fresh-check:     ## the README's two commands on a new Debian 12 root (as root)
+bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 87 min from nothing, 64 cached | root, network
+	bash $(S)/bench.sh
+bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 17 min from nothing | root, network
+	BENCH_SCALE=small bash $(S)/bench.sh
+bench-apps:      ## llama.cpp, GraphicsMagick, fio in a sid guest -> results/apps.{md,json} | not timed yet | root, network
+	bash $(S)/bench-apps.sh
+trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md | 41 s with its kernels built, first build 21 min | root, network
+	bash $(S)/trace.sh
+sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v1, v2, a v3 draft and patched -> results/sharp.{md,json} | 38 min for ten kernels, built | root, network
+	bash $(S)/sharp.sh
+fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | network
+	bash $(S)/fixes-experiment.sh
+stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 65 min plus two debug builds of 15-40 min | root, network
+	bash $(S)/stress.sh
+mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network
+	bash $(S)/mm-selftests.sh
+review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off, htmldocs -> results/review.txt | not timed | network, once, for sparse's source
+	bash $(S)/review.sh
+matrix:          ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K | 38 s warm, 5 min cold objects | root, network
+	bash $(S)/config-matrix.sh
+arm64:           ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md | 1 min warm, 53 min with cold builds on a loaded host | root, network
+	bash $(S)/arm64-selftest.sh
+fresh-check:     ## make demo then make check on a new Debian 12 root, from nothing | make demo's 28 min plus make check's | root, network, 35 GiB free
 	bash $(S)/fresh-check.sh
-deps:
+deps:            ## install the host packages the lab needs (quiet when they are there) | minutes | root, network
 	bash $(S)/deps.sh
-base: deps
+base: deps       ## fetch the pinned linux-source and make the base tree (lab-base) | about 1 min | root, network
 	bash $(S)/fetch-base.sh
-apply: base      ## work tree = lab-base + series/*.patch
+apply: base      ## work tree = lab-base + series/*.patch | seconds | what base needs
 	bash $(S)/apply-series.sh
-export:          ## work tree commits -> series/ (git format-patch)
+export:          ## work tree commits -> series/ (git format-patch) | seconds | nothing
 	bash $(S)/export-series.sh
-kernels: apply
+kernels: apply   ## build base and patched | 12-15 min a cold kernel, seconds when built | what base needs
 	bash $(S)/build-kernel.sh base
 	bash $(S)/build-kernel.sh patched
-initramfs: apply
+initramfs: apply ## the guest's initramfs with the workloads and the selftest | seconds | what base needs
 	bash $(S)/make-initramfs.sh patched
-disks:
+disks:           ## the check and demo data disks | minutes, 6 GiB staged | nothing
 	bash $(S)/make-disk.sh check
 	bash $(S)/make-disk.sh demo
-clean:           ## remove build/ (the cache outside the checkout stays)
+clean:           ## remove build/ (not the cache) | instant | nothing
 	rm -rf build
-review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off, htmldocs
-	bash $(S)/review.sh
-matrix:          ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K
-	bash $(S)/config-matrix.sh
-arm64:           ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md
-	bash $(S)/arm64-selftest.sh
+	@s=$$(du -sh '$(CACHE)' 2>/dev/null | cut -f1); \
+	echo "removed build/; left the cache $(CACHE) ($${s:-not there}: base and kernel trees, ccache, disk images, guest roots); make distclean removes it"
+distclean:       ## remove build/ and the cache (${XDG_CACHE_HOME:-~/.cache}/mmlab, or MMLAB_CACHE) | seconds | nothing
+	rm -rf build
+	@c='$(CACHE)'; \
+	if [ ! -e "$$c" ]; then echo "no cache at $$c: nothing more to remove"; exit 0; fi; \
+	for l in lab fresh; do \
+		[ ! -e "$$c/$$l.lock" ] || flock -n "$$c/$$l.lock" true || \
+			{ echo "a lab run holds $$c/$$l.lock ($$(cat "$$c/$$l.lock")): not removing the cache"; exit 1; }; \
+	done; \
+	m=$$(awk -v d="$$c" 'index($$2, d "/") == 1 {print $$2}' /proc/self/mounts); \
+	[ -z "$$m" ] || { echo "mounted under $$c (an interrupted make fresh-check?): $$m; unmount, then retry"; exit 1; }; \
+	echo "removing the cache $$c ($$(du -sh "$$c" 2>/dev/null | cut -f1)): $$(ls "$$c" | tr '\n' ' ')"; \
+	rm -rf --one-file-system "$$c"
