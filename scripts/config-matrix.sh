@@ -53,7 +53,7 @@ CONFIGS=(
 # checks) that the kernel accepts, or nothing; CLANG_WHY says what was
 # found. The minimum is the tree's own (scripts/min-tool-version.sh).
 llvm_suffix() {
-	local min n best= found=
+	local min n best="" found=""
 	min=$(SRCARCH=x86 ARCH=x86_64 sh "$KROOT/base/src/scripts/min-tool-version.sh" llvm)
 	for n in $(compgen -c clang- | sed -n 's/^clang-\([0-9][0-9]*\)$/\1/p' | sort -un); do
 		found="$found clang-$n"
@@ -148,7 +148,7 @@ for c in "${CONFIGS[@]}"; do
 		failed=1; continue
 	fi
 	MARGS=$(make_args "$arch" "$comp")
-	res= cc= nb=- np=- nn=-
+	res="" cc="" nb=- np=- nn=-
 	for v in base patched; do
 		o=$KROOT/$v/obj-matrix-$name
 		log=$out/$name-$v.log

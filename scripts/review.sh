@@ -53,8 +53,7 @@ sparse=$(bash "$LAB/scripts/fetch-sparse.sh") || die "no usable sparse for C=1"
 warnings() {
 	local v=$1 tag=$2
 	shift 2
-	local objs=("$@")
-	kmake "$v" "$KROOT/$v/obj" CC=gcc CHECK="$sparse" $tag "${objs[@]}" \
+	kmake "$v" "$KROOT/$v/obj" CC=gcc CHECK="$sparse" $tag "$@" \
 		> "$out/$v.$tag.log" 2>&1
 	grep -c 'warning:' "$out/$v.$tag.log"
 }
