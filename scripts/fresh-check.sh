@@ -169,6 +169,10 @@ need_space "$root" "$need" "fresh-check ($steps)"
 if [ -n "$(git -C "$LAB" status --porcelain --untracked-files=no)" ]; then
 	warn "$LAB has uncommitted changes: the clone has HEAD only, without them"
 fi
+# variants/ take older versions of the series from this repository's
+# history (git show REV:series/...): the clone must have it
+[ "$(git -C "$LAB" rev-parse --is-shallow-repository)" = false ] ||
+	die "$LAB is a shallow clone, and so would be the clone made in the root: variants/ take older versions of the series from the history (git show REV:series/...); run 'git fetch --unshallow' in $LAB first"
 [ "$remove_clone" = 0 ] || rm -rf --one-file-system "$root/root/lab"
 git clone -q --no-hardlinks "$LAB" "$root/root/lab"
 commit=$(git -C "$root/root/lab" log -1 --format='%h %s')
