@@ -14,7 +14,7 @@ PKGS=${MMLAB_DEPS_PKGS:-"make gcc libc6-dev git flex bison bc libelf-dev libssl-
       ccache qemu-system-x86 busybox-static e2fsprogs xfsprogs cpio
       xz-utils zstd kmod rsync python3 python3-sphinx python3-yaml
       python3-ply python3-git libcap-dev libnuma-dev apt ca-certificates
-      util-linux perl"}
+      util-linux perl shellcheck"}
 for g in "$@"; do
 	case $g in
 	matrix) PKGS="$PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
