@@ -1,5 +1,5 @@
 #!/bin/bash
-# The series' selftest on an arm64 guest with 64 KiB pages (issue 11).
+# The series' selftest on an arm64 guest with 64 KiB pages.
 #   arm64-selftest.sh [STAGE...]   (make arm64)
 # Stages, all by default, in this order:
 #   kernels   build base and patched arm64 Images (tinyconfig +

@@ -45,9 +45,10 @@
 #                        nine so far reads 1.45 million pages where the
 #                        others read 1.76 to 1.84, on base as with the
 #                        series (results/bench-method-more.md, README)
-#   BENCH_AFTER_ROUNDS=R rounds whose bench boot also runs the readers of
-#                        "Beyond the seeds" (after-random: adversarial,
-#                        every-other, every-other-warm, records + probe;
+#   BENCH_AFTER_ROUNDS=R rounds whose bench boot also runs make sharp's
+#                        readers that are not sequential (after-random:
+#                        adversarial, every-other, every-other-warm,
+#                        records + probe;
 #                        make sharp's geometry in the first 256 MiB of
 #                        array.u8; default 4; 0: none)
 #   BENCH_VMSCAL_ROUNDS=R rounds with a boot of the vm-scalability mmap

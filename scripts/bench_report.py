@@ -188,8 +188,8 @@ for v in variants:
     rp.append(s)
 summary += rp
 
-# The readers of "Beyond the seeds" (after-random): the accesses, and the
-# records' probe
+# make sharp's readers that are not sequential (after-random): the
+# accesses, and the records' probe
 ar = []
 for wl in ("adversarial", "every-other", "every-other-warm", "records"):
     for phase in ("access", "probe"):
@@ -331,7 +331,7 @@ if rp:
            ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct"))),
            ("s vs ref %", lambda s: pct(s.get("seconds_vs_ref_pct"))), ("command", command)], rp)
 if ar:
-    table("The readers of \"Beyond the seeds\" after 300 random faults",
+    table("Readers that are not sequential, after 300 random faults",
           "workloads/after-random.c in the first 256 MiB of array.u8 (make sharp's geometry "
           "scaled down), in the bench boot: adversarial (every third page cached by "
           "WILLNEED, accesses just after one), every other page in order (warm: the page "

@@ -1,5 +1,5 @@
 #!/bin/bash
-# CI-sized config matrix for the series (issue 11): build mm/filemap.o and
+# CI-sized config matrix for the series: build mm/filemap.o and
 # mm/readahead.o with W=1 in base and in patched, each configured the same
 # way, for configurations the lab's guest kernel does not cover:
 #   x86_64-thp-off     guest.config + thp-off.config
