@@ -2,6 +2,9 @@
 # Make a variant's work tree: lab-base + the patches of one or more
 # directories, applied in order with git am.
 #   apply-series.sh [-v VARIANT] [DIR...]     (default: -v patched series)
+# A DIR with a file series-rev (a variant of variants/ that is an older
+# version of the series) stands for the series/ that commit of this
+# repository holds, taken with git show, then DIR's own patches.
 # The work tree is a git worktree of the base repository at
 # $KROOT/VARIANT/src, on branch VARIANT. Unchanged files keep their mtimes,
 # so rebuilds stay incremental. Fails naming the patch that does not apply.
@@ -23,11 +26,41 @@ repo=$KROOT/base/src
 src=$KROOT/$variant/src
 export_git_ids
 
+# series_at DIR REV: series/ as commit REV of this repository holds it,
+# into $KROOT/.series/REV; prints that directory
+series_at() {
+	local d=$1 rev=$2 out f
+	if ! git -C "$LAB" rev-parse -q --verify "$rev^{commit}" >/dev/null 2>&1; then
+		if [ "$(git -C "$LAB" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+			die "$d takes series/ from commit $rev of the lab's history, and $LAB is a shallow clone: run 'git fetch --unshallow' there"
+		fi
+		die "$d takes series/ from commit $rev of the lab's history, which $LAB does not have (it needs a git clone of the lab with its history, not an export)"
+	fi
+	out=$KROOT/.series/$rev
+	rm -rf "$out"
+	mkdir -p "$out"
+	for f in $(git -C "$LAB" ls-tree --name-only "$rev" series/); do
+		case $f in *.patch) git -C "$LAB" show "$rev:$f" > "$out/${f##*/}" ;; esac
+	done
+	ls "$out"/*.patch >/dev/null 2>&1 || die "$d: commit $rev has no series/*.patch"
+	echo "$out"
+}
+
 patches=()
 for d in "$@"; do
 	[ -d "$d" ] || die "no patch directory $d"
 	# git am runs in another directory: name the patches absolutely
 	d=$(cd "$d" && pwd)
+	if [ -f "$d/series-rev" ]; then
+		rev=
+		read -r rev _ < "$d/series-rev" || true
+		[ -n "$rev" ] || die "${d#"$LAB"/}/series-rev names no commit"
+		s=$(series_at "${d#"$LAB"/}" "$rev") || exit 1
+		for p in "$s"/*.patch; do
+			case ${p##*/} in 0000-cover-letter.patch) continue ;; esac
+			patches+=("$p")
+		done
+	fi
 	for p in "$d"/*.patch; do
 		[ -e "$p" ] || continue
 		case ${p##*/} in 0000-cover-letter.patch) continue ;; esac

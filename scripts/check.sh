@@ -429,6 +429,54 @@ t_bench_report() {
 	PATH=$d/bin:$PATH expect_fail "no @@BENCH line" bash "$S/bench.sh" report "$d/c" small x 1 1G r d \
 		"0=base=$k=$d/nobench.log"
 }
+# what make check-lab itself runs (it installs nothing: deps.sh is tested
+# on stubs above, and make check runs it for real)
+t_lab_tools() {
+	local c missing=
+	for c in python3 git flock awk sed sha256sum; do
+		command -v "$c" >/dev/null || missing="$missing $c"
+	done
+	[ -z "$missing" ] || { echo "make check-lab needs:$missing (scripts/deps.sh installs them, as root)"; return 1; }
+}
+# variants/ that are older versions of the series name the commit of this
+# repository that holds them (series-rev); every one must be in the
+# history, with its series/ (a shallow clone has not: say so)
+t_variants_rev() {
+	local f rev bad=0
+	for f in "$LAB"/variants/*/series-rev; do
+		[ -e "$f" ] || continue
+		read -r rev _ < "$f"
+		if git -C "$LAB" ls-tree --name-only "$rev" series/ 2>/dev/null | grep -q '\.patch$'; then
+			echo "${f#"$LAB"/}: $rev: $(git -C "$LAB" log -1 --format=%s "$rev")"
+		else
+			echo "${f#"$LAB"/}: $rev is not in this clone's history, or has no series/"
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ] || [ "$(git -C "$LAB" rev-parse --is-shallow-repository)" = false ] ||
+		echo "this clone is shallow: git fetch --unshallow"
+	return $bad
+}
+# a variant whose commit is not in the history fails and says so
+t_apply_rev_missing() {
+	local d=$T/apply-rev-missing
+	fake_base "$d" || return 1
+	mkdir -p "$d/old"
+	echo 0123456789abcdef0123456789abcdef01234567 > "$d/old/series-rev"
+	expect_fail "commit 0123456789abcdef0123456789abcdef01234567 of the lab's history, which" \
+		in_fake "$d" bash "$S/apply-series.sh" -v old "$d/old"
+}
+# every shell script of the lab passes shellcheck at -S warning
+t_shellcheck() {
+	local f files=()
+	command -v shellcheck >/dev/null || { echo "no shellcheck (scripts/deps.sh installs it)"; return 1; }
+	while IFS= read -r f; do
+		head -n1 "$LAB/$f" | grep -qE '^#!.*[/ ](ba|da)?sh( |$)' && files+=("$LAB/$f")
+	done < <(git -C "$LAB" ls-files)
+	echo "${#files[@]} scripts"
+	(cd "$LAB" && shellcheck -S warning -f gcc "${files[@]#"$LAB"/}")
+}
+
 # The tables the series quotes are the ones results/ give
 # (series_numbers.py); a number changed on one side only fails, and one of
 # the other side too (a results file with a changed figure)
@@ -455,7 +503,8 @@ t_hello() {
 	grep -q '@@RESULT {"workload":"hello"' "$T/hello.console"
 }
 t_panic() {
-	local start=$(date +%s) out
+	local start out
+	start=$(date +%s)
 	# one boot: the failure must name the panic and show the console tail
 	out=$(expect_fail "guest kernel panicked" run base -j panic -t 300 -o "$T/panic.console")
 	local rc=$?
@@ -496,7 +545,7 @@ t_selftest_own() { selftest_on "$1" "$1+own" "$1"; }
 # patched kernel: every byte read checked, no kernel report in the console.
 # make stress runs them in full on the debug kernels.
 t_stress_quick() {
-	STRESS_NO_BUILD=1 STRESS_FLAVOR= STRESS_MODE=quick STRESS_VARIANTS=patched \
+	STRESS_NO_BUILD=1 STRESS_FLAVOR='' STRESS_MODE=quick STRESS_VARIANTS=patched \
 	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
 		bash "$S/stress.sh"
 }
@@ -518,7 +567,11 @@ t_patch1() {
 }
 
 echo "TAP version 13"
-check deps bash "$S/deps.sh"
+if [ "${CHECK_LAB_ONLY:-0}" = 1 ]; then
+	check lab-tools t_lab_tools
+else
+	check deps bash "$S/deps.sh"
+fi
 check report-parser t_report
 check report-result-with-trailing-text t_report_trailing
 check tap-parser t_tap
@@ -541,8 +594,12 @@ check config-later-fragment-wins t_config_override
 check disk-space-checked t_disk_space
 check disk-cleans-up-on-failure t_disk_cleanup
 check fresh-check-needs-root t_fresh_not_root
+check variants-in-history t_variants_rev
+check apply-names-missing-commit t_apply_rev_missing
+check shellcheck t_shellcheck
 if [ "${CHECK_LAB_ONLY:-0}" = 1 ]; then
 	echo "# CHECK_LAB_ONLY=1: stopping before the base tree and the kernels"
+	echo "1..$n"
 	echo "$pass passed, $fail failed"
 	[ $fail = 0 ]
 	exit
@@ -558,7 +615,11 @@ if check fetch-base t_fetch; then
 	[ $a = 0 ] && { check build-patched t_build patched; p=$?; }
 	# bisection: the first patch alone (its selftest runs further down)
 	p1=1
-	if [ $a = 0 ] && [ "$(ls "$LAB"/series/0*.patch 2>/dev/null | grep -vc cover-letter)" -gt 1 ]; then
+	np=0
+	for f in "$LAB"/series/0*.patch; do
+		case $f in *cover-letter.patch) ;; *) [ -e "$f" ] && np=$((np + 1)) ;; esac
+	done
+	if [ $a = 0 ] && [ "$np" -gt 1 ]; then
 		check build-patch1 t_patch1; p1=$?
 	fi
 	# v1 of the series, kept as a lab variant: the final selftest
@@ -594,5 +655,6 @@ if check fetch-base t_fetch; then
 		fi
 	fi
 fi
+echo "1..$n"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

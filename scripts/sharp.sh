@@ -1,9 +1,9 @@
 #!/bin/bash
-# make sharp: the cases of "Beyond the seeds" (the probe's cost for readers
-# that are not sequential, recovery with several streams and on 16 KiB
-# blocks, VM_HUGEPAGE readers after random faults and with read_ahead_kb
-# 0) on base, v1 (variants/v1), v2 (variants/v2), the draft of v3
-# (variants/v3) and patched, in one go.
+# make sharp: the probe's cost for readers that are not sequential,
+# recovery with several streams and on 16 KiB blocks, VM_HUGEPAGE readers
+# after random faults and with read_ahead_kb 0, on base, v1 (variants/v1),
+# v2 (variants/v2), the signal that preceded v3's (variants/draft-run8)
+# and patched, in one go.
 # Each part of guest/jobs/sharp.sh is one boot per kernel (side_by_side);
 # the parts' consoles are joined per kernel into
 # results/console-sharp-KERNEL.log and reported together as
@@ -19,7 +19,7 @@
 #   SHARP_RUNS        its runs (5)
 #   SHARP_STREAM_MIB  the four streams together (1024), in a
 #                     SHARP_STREAM_MEM guest (512M)
-#   SHARP_VARIANTS    the kernels (base v1 v2 v3 patched), base first
+#   SHARP_VARIANTS    the kernels (base v1 v2 draft-run8 patched), base first
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make sharp (scripts/sharp.sh)"
@@ -32,7 +32,7 @@ sparse_mib=${SHARP_SPARSE_MIB:-4096}
 random_mem=${SHARP_RANDOM_MEM:-1G}
 stream_mib=${SHARP_STREAM_MIB:-1024}
 stream_mem=${SHARP_STREAM_MEM:-512M}
-read -r -a variants <<< "${SHARP_VARIANTS:-base v1 v2 v3 patched}"
+read -r -a variants <<< "${SHARP_VARIANTS:-base v1 v2 draft-run8 patched}"
 [ "${variants[0]}" = base ] || die "SHARP_VARIANTS must start with base, the reference"
 
 S=$LAB/scripts
