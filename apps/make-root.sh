@@ -1,0 +1,145 @@
+#!/bin/bash
+# The Debian sid guest root of make bench-apps, and its data disk.
+#   apps/make-root.sh           -> prints the root image's path
+#   apps/make-root.sh disk      -> prints the data disk's path
+# 1. A minbase sid root with the packages of apps/packages.txt (Debian's
+#    llama.cpp-tools, python3-gguf, graphicsmagick, fio, ...), made with
+#    mmdebstrap from the lab's mirror ($APT_MIRROR of lab.conf) with this
+#    machine's Acquire::Check-Valid-Until and Acquire::Check-Date settings,
+#    as scripts/make-benchroot.sh makes the bookworm one. Kept as a
+#    tarball in $CACHE/apps/, keyed by the package list, the mirror and
+#    mmdebstrap's version.
+# 2. That root plus apps/init, apps/jobs/ and the reader of apps/ (built
+#    static on the host) as an ext4 image (mkfs.ext4 -d, no loop mount),
+#    keyed by the tarball and those files.
+# 3. (disk) The data disk: model.gguf, a llama-architecture GGUF of random
+#    weights written by apps/gen-gguf.py with the root's own python3-gguf
+#    (run in a chroot of the unpacked root: host speed, sid's gguf), and
+#    input.jpg, a generated photo-like JPEG (gm, same chroot). Keyed by
+#    the generator, its sizes and the tarball.
+#   APPS_MODEL_MIB=384  the model's size (about 1.5 x the cgroup limit)
+#   APPS_JPEG=2400x1600 the JPEG's geometry
+#   APPSROOT_REBUILD=1  make the tarball anew
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+lab_lock apps
+
+A=$LAB/apps
+dir=$CACHE/apps
+mkdir -p "$dir"
+[ "$(id -u)" = 0 ] ||
+	die "apps/make-root.sh must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
+command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
+command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+
+SUITE=sid
+INCLUDE=$(grep -v -e '^#' -e '^$' "$A/packages.txt" | paste -sd, -)
+MIRRORS=("deb $APT_MIRROR $SUITE main")
+aptopts=(--aptopt='APT::Install-Recommends "false"')
+mmdebstrap_aptopts
+key=$(mmdebstrap_key)
+tarball=$dir/$SUITE-apps.tar
+
+# --- 1. the root tarball -------------------------------------------------
+if [ "${APPSROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
+   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
+	need_space "$dir" 3072 "making the apps root"
+	log "apps root: mmdebstrap $SUITE minbase + $INCLUDE"
+	start=$(date +%s)
+	rm -f "$tarball" "$tarball.key"
+	tmp=$dir/.$SUITE-apps.tmp.tar
+	trap 'rm -f "$tmp"' EXIT
+	if ! nice -n 10 mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
+		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$dir/mmdebstrap.log" 2>&1; then
+		tail -n 30 "$dir/mmdebstrap.log" >&2
+		die "mmdebstrap failed (full log: $dir/mmdebstrap.log)"
+	fi
+	mv "$tmp" "$tarball"
+	trap - EXIT
+	echo "$key" > "$tarball.key"
+	log "apps root tarball made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
+fi
+
+# --- 3. the data disk ----------------------------------------------------
+# a root unpacked for the generators (a chroot of it: sid's python3-gguf
+# and gm at the host's speed)
+unpack() {
+	rm -rf --one-file-system "$1"
+	mkdir -p "$1"
+	tar -C "$1" --numeric-owner -xpf "$tarball"
+}
+make_disk() {
+	local mib=${APPS_MODEL_MIB:-384} geo=${APPS_JPEG:-2400x1600} img stage dkey
+	[[ $mib =~ ^[1-9][0-9]*$ ]] || die "APPS_MODEL_MIB: MiB, not '$mib'"
+	[[ $geo =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "APPS_JPEG: WIDTHxHEIGHT, not '$geo'"
+	dkey=$( { echo "$key model=$mib jpeg=$geo files=model.gguf,input.jpg"; sha256sum "$A/gen-gguf.py" "$A/gen-jpeg.py"; } |
+		sha256sum | cut -c1-12)
+	img=$dir/data-$dkey.img
+	if [ -s "$img" ]; then echo "$img"; return 0; fi
+	need_space "$dir" $(( 3 * mib + 768 )) "the apps data disk"
+	stage=$dir/stage-data
+	trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
+	unpack "$stage/root"
+	mkdir -p "$stage/root/gen" "$stage/data"
+	cp "$A/gen-gguf.py" "$A/gen-jpeg.py" "$stage/root/gen/"
+	log "apps disk: a $mib MiB llama GGUF of random weights (python3-gguf) and a $geo JPEG"
+	nice -n 10 chroot "$stage/root" python3 /gen/gen-gguf.py /gen/model.gguf "$mib" 1 >&2 ||
+		die "gen-gguf.py failed"
+	nice -n 10 chroot "$stage/root" python3 /gen/gen-jpeg.py /gen/input.ppm "$geo" >&2 ||
+		die "gen-jpeg.py failed"
+	nice -n 10 chroot "$stage/root" gm convert /gen/input.ppm -quality 90 /gen/input.jpg ||
+		die "gm convert of the generated picture failed"
+	mv "$stage/root/gen/model.gguf" "$stage/root/gen/input.jpg" "$stage/data/"
+	local m
+	m=$(du -sm "$stage/data" | cut -f1)
+	truncate -s $(( m + m / 16 + 64 ))M "$img.tmp"
+	mkfs.ext4 -q -F -N 256 -E lazy_itable_init=0,lazy_journal_init=0 \
+		-d "$stage/data" "$img.tmp" || die "mkfs.ext4 -d failed"
+	rm -rf --one-file-system "$stage"
+	trap - EXIT
+	mv "$img.tmp" "$img"
+	ls -t "$dir"/data-*.img | tail -n +3 | xargs -r rm -f
+	log "apps disk: $img ($(du -h "$img" | cut -f1))"
+	echo "$img"
+}
+if [ "${1:-}" = disk ]; then
+	make_disk
+	exit 0
+fi
+[ $# = 0 ] || die "usage: apps/make-root.sh [disk]"
+
+# --- 2. the image: root + /lab -------------------------------------------
+mapfile -t files < <(cd "$LAB" && { echo apps/init; echo apps/ggufread.c; echo apps/touch-first.c;
+	find apps/jobs apps/bin -type f; } | LC_ALL=C sort)
+ikey=$( { echo "$key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
+img=$dir/root-$ikey.img
+if [ -s "$img" ]; then echo "$img"; exit 0; fi
+stage=$dir/stage
+trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
+need_space "$dir" 2048 "the apps root image"
+unpack "$stage"
+mkdir -p "$stage/lab/jobs" "$stage/lab/bin" "$stage/lab/lib"
+cp "$A/init" "$stage/lab/init"
+cp "$A"/jobs/*.sh "$stage/lab/jobs/"
+cp "$A"/bin/* "$stage/lab/bin/"
+# built here, static (the reader) or against the oldest glibc (the shim),
+# so that sid's newer glibc runs them
+gcc -O2 -Wall -static -pthread -o "$stage/lab/bin/ggufread" "$A/ggufread.c" ||
+	die "building ggufread failed (gcc, libc6-dev)"
+gcc -O2 -Wall -shared -fPIC -o "$stage/lab/lib/touch-first.so" "$A/touch-first.c" -ldl ||
+	die "building touch-first.so failed"
+chmod 755 "$stage/lab/init" "$stage"/lab/jobs/* "$stage"/lab/bin/*
+rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
+	"$stage"/usr/share/man "$stage"/usr/share/locale
+echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
+mib=$(du -sm "$stage" | cut -f1)
+size=$(( mib + mib / 4 + 256 ))
+truncate -s ${size}M "$img.tmp"
+mkfs.ext4 -q -F -L appsroot -E lazy_itable_init=0,lazy_journal_init=0 \
+	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+rm -rf --one-file-system "$stage"
+trap - EXIT
+mv "$img.tmp" "$img"
+ls -t "$dir"/root-*.img | tail -n +3 | xargs -r rm -f
+log "apps root image: $img (${size} MiB, root $mib MiB)"
+echo "$img"
