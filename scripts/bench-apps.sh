@@ -1,0 +1,122 @@
+#!/bin/bash
+# make bench-apps: the programs the problem was found with, and the kernel
+# test robot's case, from a Debian sid guest root (apps/make-root.sh):
+# Debian's llama.cpp over a model larger than its memory cgroup, and
+# ggufread (apps/ggufread.c), the same reads without the arithmetic;
+# GraphicsMagick's Swirl as pts/graphics-magick runs it. Several boots of
+# each kernel, in the order A B B A ... (No fio: it needs System V shared
+# memory, which the lab's guest kernels are built without.)
+# Writes results/apps.{md,json}, results/apps-*.png, consoles in
+# results/apps/.
+#   APPS_KDIR=DIR        take DIR/VARIANT/bzImage instead of building
+#   APPS_VARIANTS="base patched exp-per-page"  kernels, the first the
+#                        reference; exp-per-page (variants/, lab-only) is
+#                        7.3-rc7 with 0b9c0aeba938 undone, the robot's
+#                        "before"; it runs GraphicsMagick only
+#   APPS_ROUNDS=3        boots of each kernel for each client
+#   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
+#                        one token takes about 12 s under TCG here)
+#   APPS_PASSES=2        ggufread's passes (tokens) a run
+#   APPS_MEMMAX=256M     memory.max of the cgroup the model is read in
+#                        (APPS_MODEL_MIB=384, the model, 1.5 times that)
+#   APPS_LLAMA=1         0: ggufread only (llama.cpp's cases left out)
+#   APPS_CASES=...       the llama boot's cases (apps/jobs/llama.sh)
+#   APPS_GM=2:8          GraphicsMagick: runs a boot, -duration seconds
+#                        (one Swirl of the 2400x1600 JPEG takes 17-20 s
+#                        under TCG here: one iteration a run)
+#   APPS_MEM=1G          guest memory
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+if [ "${1:-}" = report ]; then
+	shift
+	exec python3 "$LAB/apps/report.py" "$@"
+fi
+export MMLAB_ENTRY="make bench-apps (scripts/bench-apps.sh)"
+lab_lock
+
+S=$LAB/scripts
+rounds=${APPS_ROUNDS:-3}
+tokens=${APPS_TOKENS:-3}
+passes=${APPS_PASSES:-2}
+memmax=${APPS_MEMMAX:-256M}
+llama=${APPS_LLAMA:-1}
+gm=${APPS_GM:-2:8}
+mem=${APPS_MEM:-1G}
+read -r -a variants <<<"${APPS_VARIANTS:-base patched exp-per-page}"
+for x in "$rounds" "$tokens" "$passes" "$llama"; do
+	[[ $x =~ ^[0-9]+$ ]] || die "APPS_ROUNDS, APPS_TOKENS, APPS_PASSES and APPS_LLAMA take numbers, not '$x'"
+done
+[ "$rounds" -ge 1 ] && [ "$tokens" -ge 2 ] || die "APPS_ROUNDS at least 1, APPS_TOKENS at least 2"
+[[ $gm =~ ^[0-9]+:[1-9][0-9]*$ ]] || die "APPS_GM: RUNS:SECONDS (e.g. 2:8), not '$gm'"
+[[ $memmax =~ ^[1-9][0-9]*[MG]$ ]] || die "APPS_MEMMAX: a size such as 256M, not '$memmax'"
+[ ${#variants[@]} -ge 1 ] || die "APPS_VARIANTS is empty"
+start=$(date +%s)
+
+bash "$S/deps.sh" bench
+kernels=()
+if [ -n "${APPS_KDIR:-}" ]; then
+	for v in "${variants[@]}"; do
+		[ -f "$APPS_KDIR/$v/bzImage" ] || die "APPS_KDIR: no $APPS_KDIR/$v/bzImage"
+		kernels+=("$APPS_KDIR/$v/bzImage")
+	done
+else
+	for v in "${variants[@]}"; do
+		case $v in
+		base|patched) ;;
+		*) [ -d "$LAB/variants/$v" ] || die "APPS_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
+		esac
+	done
+	bash "$S/fetch-base.sh"
+	for v in "${variants[@]}"; do
+		case $v in
+		base) ;;
+		patched) bash "$S/apply-series.sh" ;;
+		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		esac
+		bash "$S/build-kernel.sh" "$v"
+		kernels+=("$BUILD/$v/bzImage")
+	done
+fi
+root=$(bash "$LAB/apps/make-root.sh")
+disk=$(bash "$LAB/apps/make-root.sh" disk)
+log "warming the host's cache of the root and data images"
+cat "$root" "$disk" > /dev/null
+
+logs=$RESULTS/apps
+rm -rf "$logs"
+mkdir -p "$logs"
+runs=()
+# boot I JOB TIMEOUT ARGS: one boot of kernel I running apps/jobs/JOB.sh
+boot() {
+	local i=$1 job=$2 t=$3 args=$4 out
+	out=$logs/console-r$r-${variants[i]}-$job.log
+	log "bench-apps: round $((r + 1))/$rounds, $job on ${variants[i]}"
+	nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
+		-m "$mem" -t "$t" -o "$out" -j "$job" -a "$args"
+	runs+=("$r=${variants[i]}=${kernels[i]}=$out")
+}
+k=${#variants[@]}
+for ((r = 0; r < rounds; r++)); do
+	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((k - 1)))
+	else mapfile -t idx < <(seq $((k - 1)) -1 0); fi
+	for i in "${idx[@]}"; do
+		v=${variants[i]}
+		# the robot's "before" kernel runs its case only
+		case $v in base|patched) full=1 ;; *) full=0 ;; esac
+		if [ $full = 1 ]; then
+			cases=read-plain:read-rand300:read-after300:read-bare-plain:read-bare-rand300
+			[ "$llama" = 0 ] || cases=llama-plain:llama-touch300:$cases
+			cases=${APPS_CASES:-$cases}
+			boot "$i" llama 3600 "$r $tokens $passes $memmax 128 $cases"
+		fi
+		[ "${gm%%:*}" = 0 ] || boot "$i" gm 1800 "$r ${gm//:/ }"
+	done
+done
+elapsed=$(( $(date +%s) - start ))
+cmd="make bench-apps"
+for x in KDIR VARIANTS ROUNDS TOKENS PASSES MEMMAX LLAMA CASES GM MEM MODEL_MIB JPEG; do
+	x=APPS_$x
+	[ -z "${!x:-}" ] || cmd="$x=\"${!x}\" $cmd"
+done
+python3 "$LAB/apps/report.py" "$RESULTS/apps" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}"
+log "wrote results/apps.md, results/apps.json and the charts in $((elapsed / 60)) min $((elapsed % 60)) s"
