@@ -3,7 +3,7 @@
  * ggufread: read a GGUF model through mmap as llama.cpp's token generation
  * does, and say what each pass cost (make bench-apps).
  *
- *   ggufread [-t THREADS] [-p PASSES] [-r RANDOM [-A]] [-S SEED] [-P] [-s STRIDE]
+ *   ggufread [-t THREADS] [-p PASSES] [-r RANDOM [-A]] [-H] [-S SEED] [-P] [-s STRIDE]
  *            [-d DEV] [-w WHAT] FILE
  *
  * The header and tensor table are read with pread(), as llama.cpp reads
@@ -12,6 +12,9 @@
  *         mapping of their own (a loader checking a few blocks)
  *   -A    ... or (-r N -A) through the mapping below once it is made (and
  *         populated with -P), before MADV_WILLNEED
+ *   -H    drop the pages the header reads brought in (POSIX_FADV_DONTNEED
+ *         of the first MiB) before mapping: without them a populate
+ *         sweep finds no readahead mark at the start of the file
  *   then posix_fadvise(POSIX_FADV_SEQUENTIAL) and one MAP_SHARED mapping
  *   of the whole file, as llama.cpp's llama_mmap makes it; with -P also
  *   MAP_POPULATE and MADV_WILLNEED of the whole file, as llama.cpp does
@@ -281,14 +284,14 @@ static void phase(const char *name, int populate, double t0, long f0, uint64_t r
 
 int main(int argc, char **argv)
 {
-	int o, passes = 4, nrand = 0, populate = 0, after = 0, p;
+	int o, passes = 4, nrand = 0, populate = 0, after = 0, drophdr = 0, p;
 	struct stat st;
 	uint64_t r0, s0, r1, s1;
 	pthread_t th[64];
 	long f0;
 	double t0;
 
-	while ((o = getopt(argc, argv, "t:p:r:AS:Ps:d:w:")) != -1) {
+	while ((o = getopt(argc, argv, "t:p:r:AHS:Ps:d:w:")) != -1) {
 		switch (o) {
 		case 't': nthreads = atoi(optarg); break;
 		case 'p': passes = atoi(optarg); break;
@@ -296,11 +299,12 @@ int main(int argc, char **argv)
 		case 'S': rng_state = strtoull(optarg, NULL, 0) * 2 + 1; break;
 		case 'P': populate = 1; break;
 		case 'A': after = 1; break;
+		case 'H': drophdr = 1; break;
 		case 's': stride = atoi(optarg); break;
 		case 'd': dev = optarg; break;
 		case 'w': what = optarg; break;
 		default:
-			fprintf(stderr, "usage: ggufread [-t THREADS] [-p PASSES] [-r RANDOM [-A]] [-S SEED] [-P] [-s STRIDE] [-d DEV] [-w WHAT] FILE\n");
+			fprintf(stderr, "usage: ggufread [-t THREADS] [-p PASSES] [-r RANDOM [-A]] [-H] [-S SEED] [-P] [-s STRIDE] [-d DEV] [-w WHAT] FILE\n");
 			return 2;
 		}
 	}
@@ -334,6 +338,8 @@ int main(int argc, char **argv)
 		munmap(m, fsize);
 	}
 
+	if (drophdr)
+		posix_fadvise(fd, 0, 1 << 20, POSIX_FADV_DONTNEED);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	devstat(&r0, &s0);
 	f0 = majflt();

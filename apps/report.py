@@ -97,7 +97,8 @@ for v in variants:
             if "touch_faults" in b:
                 fig("llama", case, "touch_major_faults", v, rnd, b["touch_faults"])
     # ggufread: its own passes
-    for start in ("plain", "rand300", "after300", "bare-plain", "bare-rand300"):
+    for start in ("plain", "rand300", "rand300-nohdr", "after300", "bare-plain",
+                  "bare-rand300"):
         ps = [p for p in parts if p.get("workload") == "ggufread" and p["variant"] == v
               and p.get("start") == start]
         case = f"ggufread.{start}"
@@ -125,10 +126,11 @@ for v in variants:
     # GraphicsMagick
     for r in per_run("gm", None, v):
         key = r["round"] * 100 + r["rep"]
-        fig("gm", "gm.swirl", "iterations_per_min", v, key, r.get("iter_per_min"))
-        fig("gm", "gm.swirl", "major_faults", v, key, r["major_faults"])
-        fig("gm", "gm.swirl", "root_disk_kib", v, key, r["vda_kib"])
-        fig("gm", "gm.swirl", "data_disk_kib", v, key, r["vdb_kib"])
+        case = "gm." + r.get("case", "swirl")
+        fig("gm", case, "iterations_per_min", v, key, r.get("iter_per_min"))
+        fig("gm", case, "major_faults", v, key, r["major_faults"])
+        fig("gm", case, "root_disk_kib", v, key, r["vda_kib"])
+        fig("gm", case, "data_disk_kib", v, key, r["vdb_kib"])
 
 # --- summary: per case, metric and kernel --------------------------------
 summary = []
