@@ -12,7 +12,12 @@
 #   APPS_VARIANTS="base patched exp-per-page"  kernels, the first the
 #                        reference; exp-per-page (variants/, lab-only) is
 #                        7.3-rc7 with 0b9c0aeba938 undone, the robot's
-#                        "before"; it runs GraphicsMagick only
+#                        "before"; it runs GraphicsMagick only, all its
+#                        runs in one boot
+# A boot of base or the series runs (apps/jobs/llama.sh): llama.cpp with
+# 300 random reads first (llama-touch300; in the first round also a plain
+# start), ggufread plain, rand300 (both with llama.cpp's prefetch),
+# bare-plain and bare-rand300 (without), and GraphicsMagick.
 #   APPS_ROUNDS=3        boots of each kernel for each client
 #   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
 #                        one token takes about 12 s under TCG here)
@@ -21,7 +26,7 @@
 #                        (APPS_MODEL_MIB=384, the model, 1.5 times that)
 #   APPS_LLAMA=1         0: ggufread only (llama.cpp's cases left out)
 #   APPS_CASES=...       the llama boot's cases (apps/jobs/llama.sh)
-#   APPS_GM=2:8          GraphicsMagick: runs a boot, -duration seconds
+#   APPS_GM=1:8          GraphicsMagick: runs a boot, -duration seconds
 #                        (one Swirl of the 2400x1600 JPEG takes 17-20 s
 #                        under TCG here: one iteration a run)
 #   APPS_MEM=1G          guest memory
@@ -40,14 +45,14 @@ tokens=${APPS_TOKENS:-3}
 passes=${APPS_PASSES:-2}
 memmax=${APPS_MEMMAX:-256M}
 llama=${APPS_LLAMA:-1}
-gm=${APPS_GM:-2:8}
+gm=${APPS_GM:-1:8}
 mem=${APPS_MEM:-1G}
 read -r -a variants <<<"${APPS_VARIANTS:-base patched exp-per-page}"
 for x in "$rounds" "$tokens" "$passes" "$llama"; do
 	[[ $x =~ ^[0-9]+$ ]] || die "APPS_ROUNDS, APPS_TOKENS, APPS_PASSES and APPS_LLAMA take numbers, not '$x'"
 done
 [ "$rounds" -ge 1 ] && [ "$tokens" -ge 2 ] || die "APPS_ROUNDS at least 1, APPS_TOKENS at least 2"
-[[ $gm =~ ^[0-9]+:[1-9][0-9]*$ ]] || die "APPS_GM: RUNS:SECONDS (e.g. 2:8), not '$gm'"
+[[ $gm =~ ^[0-9]+:[1-9][0-9]*$ ]] || die "APPS_GM: RUNS:SECONDS (e.g. 1:8), not '$gm'"
 [[ $memmax =~ ^[1-9][0-9]*[MG]$ ]] || die "APPS_MEMMAX: a size such as 256M, not '$memmax'"
 [ ${#variants[@]} -ge 1 ] || die "APPS_VARIANTS is empty"
 start=$(date +%s)
@@ -101,15 +106,20 @@ for ((r = 0; r < rounds; r++)); do
 	else mapfile -t idx < <(seq $((k - 1)) -1 0); fi
 	for i in "${idx[@]}"; do
 		v=${variants[i]}
-		# the robot's "before" kernel runs its case only
-		case $v in base|patched) full=1 ;; *) full=0 ;; esac
-		if [ $full = 1 ]; then
-			cases=read-plain:read-rand300:read-after300:read-bare-plain:read-bare-rand300
-			[ "$llama" = 0 ] || cases=llama-plain:llama-touch300:$cases
-			cases=${APPS_CASES:-$cases}
-			boot "$i" llama 3600 "$r $tokens $passes $memmax 128 $cases"
+		# the robot's "before" kernel runs its case only, in one boot
+		case $v in base|patched) ;;
+		*)	[ "${gm%%:*}" = 0 ] || [ "$r" != 0 ] ||
+				boot "$i" gm 1800 "$r $(( ${gm%%:*} * rounds )) ${gm#*:}"
+			continue ;;
+		esac
+		cases=read-plain:read-rand300:read-bare-plain:read-bare-rand300
+		if [ "$llama" = 1 ]; then
+			cases=llama-touch300:$cases
+			[ "$r" != 0 ] || cases=llama-plain:$cases
 		fi
-		[ "${gm%%:*}" = 0 ] || boot "$i" gm 1800 "$r ${gm//:/ }"
+		[ "${gm%%:*}" = 0 ] || cases=$cases:gm
+		cases=${APPS_CASES:-$cases}
+		boot "$i" llama 3600 "$r $tokens $passes $memmax 128 $cases $gm"
 	done
 done
 elapsed=$(( $(date +%s) - start ))
