@@ -58,12 +58,17 @@ gitx() {
 # The cover letter takes its sender and date from the committer: make them
 # the last commit's author and date, so that it is from the series' author
 # and an unchanged series exports byte for byte the same.
+# To: and Cc: of every mail, from lab.conf
+rcpt=(--to="$SERIES_TO")
+while IFS= read -r c; do
+	[ -z "$c" ] || rcpt+=(--cc="$c")
+done <<<"$SERIES_CC"
 GIT_COMMITTER_NAME=$(git -C "$src" log -1 --format=%an HEAD) \
 GIT_COMMITTER_EMAIL=$(git -C "$src" log -1 --format=%ae HEAD) \
 GIT_COMMITTER_DATE=$(git -C "$src" log -1 --format=%cI HEAD) \
 gitx format-patch -q --cover-letter --cover-from-description=subject \
 	--no-signature --no-thread --no-numbered-files --no-notes \
-	--no-base --no-from --no-to --no-cc \
+	--no-base --no-from --no-to --no-cc "${rcpt[@]}" \
 	--subject-prefix="PATCH${SERIES_VERSION:+ v$SERIES_VERSION}" --suffix=.patch -o "$tmp" lab-base..HEAD
 rm -f "$out"/*.patch
 mkdir -p "$out"
