@@ -549,13 +549,17 @@ t_stress_quick() {
 	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
 		bash "$S/stress.sh"
 }
-# On a tmpfs host: the selftest makes its file systems on loop images of
-# its own, so it runs there as well.
+# Given a directory on tmpfs, the selftest skips its dir variant and makes
+# its xfs_16k image there.
 t_selftest_tmpfs() { selftest_on patched tmpfs "- /tmp"; }
-# v1 of the series (variants/v1), kept to show what v2 fixes.
-t_v1() {
-	bash "$S/apply-series.sh" -v v1 "$LAB/variants/v1" &&
-	bash "$S/build-kernel.sh" v1
+# Kernels the final selftest must catch: v3 of the series (variants/v3)
+# and the series without its readahead-flag test (variants/noveto, on top
+# of series/).
+t_variant() {
+	case $1 in
+	noveto) bash "$S/apply-series.sh" -v noveto "$LAB/series" "$LAB/variants/noveto" ;;
+	*) bash "$S/apply-series.sh" -v "$1" "$LAB/variants/$1" ;;
+	esac && bash "$S/build-kernel.sh" "$1"
 }
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
@@ -622,10 +626,11 @@ if check fetch-base t_fetch; then
 	if [ $a = 0 ] && [ "$np" -gt 1 ]; then
 		check build-patch1 t_patch1; p1=$?
 	fi
-	# v1 of the series, kept as a lab variant: the final selftest
-	# must catch the two bugs of v1 that v2 fixes
-	v1=1
-	[ -d "$LAB/variants/v1" ] && { check build-v1 t_v1; v1=$?; }
+	# kernels the final selftest must fail: v3, and the series without
+	# its readahead-flag test
+	v3=1 nv=1
+	[ $a = 0 ] && { check build-v3 t_variant v3; v3=$?; }
+	[ $a = 0 ] && { check build-noveto t_variant noveto; nv=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -647,7 +652,8 @@ if check fetch-base t_fetch; then
 				check selftest-patch1 t_selftest patch1
 				check selftest-patch1-own t_selftest_own patch1
 			fi
-			[ $v1 = 0 ] && check selftest-v1 t_selftest v1
+			[ $v3 = 0 ] && check selftest-v3 t_selftest v3
+			[ $nv = 0 ] && check selftest-noveto t_selftest noveto
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass
