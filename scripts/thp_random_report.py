@@ -4,17 +4,26 @@ each kernel (one console a boot), as KiB read per access: the median and
 every run, by shape, with or without hits, plain or in a memory cgroup.
 Writes OUT.md and OUT.json (the same numbers, every run)."""
 import json
+import os
 import re
 import statistics
+import subprocess
 import sys
+import textwrap
 
 out, runs = sys.argv[1], {}
-kernels = []
+kernels, uname, accel = [], {}, set()
 for arg in sys.argv[2:]:
     k, path = arg.split("=", 1)
     if k not in kernels:
         kernels.append(k)
     for line in open(path, errors="replace"):
+        b = re.search(r"@@LAB-BOOT kernel=(\S+)", line)
+        if b:
+            uname[k] = b.group(1)
+        a = re.search(r"@@LAB-ACCEL (\w+)", line)
+        if a:
+            accel.add(a.group(1))
         m = re.search(r"@@RESULT (\{.*\})", line)
         if not m:
             continue
@@ -25,12 +34,31 @@ for arg in sys.argv[2:]:
                r.get("cgroup", "none") + ("" if r.get("mmap_miss", "over") == "over" else " under"))
         runs.setdefault(key, {}).setdefault(k, []).append(r["kib_per_access"])
 
+def sh(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.abspath(__file__))
+                              ).stdout.strip().splitlines()[0]
+    except (OSError, IndexError):
+        return "?"
+
+
 ref = kernels[0]
+meta = {"lab_commit": sh("git", "rev-parse", "--short=12", "HEAD"),
+        "kernels": {k: uname.get(k, "?") for k in kernels},
+        "qemu": sh("qemu-system-x86_64", "--version"),
+        "accel": ",".join(sorted(accel)) or "?",
+        "guest": "1 GiB, 2 vCPUs, check disk (ext4), thp.bin 512 MiB",
+        "command": "scripts/thp-random.sh " + " ".join(kernels)}
+wrap = lambda t: textwrap.fill(t, 76)
 lines = ["# Random MADV_HUGEPAGE readers, mmap_miss over the limit", "",
-         "KiB read from the device per access, median of the runs; %% "
-         "against %s.  hits: whether every other access goes to a cached "
-         "range / accesses a run; memcg: the cgroup's memory.max; under: "
-         "mmap_miss left under the limit." % ref, "",
+         wrap("Lab %(lab_commit)s; %(qemu)s, %(accel)s; guest %(guest)s." % meta),
+         wrap("Kernels: " + ", ".join("%s %s" % kv for kv in meta["kernels"].items())
+              + ".  Command: %s." % meta["command"]), "",
+         wrap("KiB read from the device per access, median of the runs; %% "
+              "against %s.  hits: whether every other access goes to a "
+              "cached range / accesses a run; memcg: the cgroup's "
+              "memory.max; under: mmap_miss left under the limit." % ref), "",
          "%-8s %-7s %-10s " % ("shape", "hits", "memcg") +
          "".join("%18s" % k for k in kernels)]
 for key in sorted(runs):
@@ -47,13 +75,15 @@ for key in sorted(runs):
     lines.append("%-8s %-7s %-10s " % key + "".join(cells))
 lines += ["", "Every run (KiB per access):", ""]
 for key in sorted(runs):
-    lines.append("%-8s %-7s %-10s " % key + "  ".join(
-        "%s: %s" % (k, " ".join("%.1f" % x for x in runs[key].get(k, [])))
-        for k in kernels))
+    lines.append("%-8s %-7s %-10s" % key)
+    for k in kernels:
+        lines.append("    %-6s %s" % (k, " ".join("%.1f" % x for x in runs[key].get(k, []))))
 text = "\n".join(lines) + "\n"
 open(out, "w").write(text)
-json.dump([{"shape": s, "with_hits": h, "cgroup": c, "kernel": k,
-            "kib_per_access": v}
-           for (s, h, c), byk in sorted(runs.items()) for k, v in byk.items()],
+json.dump({"meta": meta,
+           "runs": [{"shape": s, "hits": h, "cgroup": c, "kernel": k,
+                     "kib_per_access": v}
+                    for (s, h, c), byk in sorted(runs.items())
+                    for k, v in byk.items()]},
           open(out[:-3] + ".json", "w"), indent=1)
 print(text)
