@@ -28,9 +28,11 @@ for rnd, v, kpath, log in runs:
         h = hashlib.sha256(open(kpath, "rb").read()).hexdigest()[:16]
         kernels[v] = {"uname_r": m.group(1), "bzImage": kpath, "sha256_16": h}
     bench = dict(re.findall(r"(\w+)=(\S+)", (re.search(r"@@BENCH (.*)", text) or ["", ""])[1]))
+    up = re.findall(r"^\[\s*(\d+\.\d+)\]", text, re.M)
     m = re.search(r"@@LAB-ARGS ?(.*)", text)
     boots.append({"round": int(rnd), "variant": v, "job": job, "bench": bench,
                   "args": m.group(1).strip() if m else None,
+                  "guest_uptime_s": float(up[-1]) if up else None,
                   "console": os.path.relpath(log, os.path.dirname(out))})
     command = None
     for line in text.splitlines():
@@ -126,8 +128,8 @@ for v in variants:
     # GraphicsMagick
     for r in per_run("gm", None, v):
         key = r["round"] * 100 + r["rep"]
-        case = "gm." + r.get("case", "swirl")
-        fig("gm", case, "iterations_per_min", v, key, r.get("iter_per_min"))
+        case = "gm." + {"swirl-mapcache": "mapcache"}.get(r.get("case"), "swirl")
+        fig("gm", case, "iter_per_min", v, key, r.get("iter_per_min"))
         fig("gm", case, "major_faults", v, key, r["major_faults"])
         fig("gm", case, "root_disk_kib", v, key, r["vda_kib"])
         fig("gm", case, "data_disk_kib", v, key, r["vdb_kib"])
@@ -151,7 +153,7 @@ for k in keys:
                              "min": min(xs), "max": max(xs), "values": xs}
     summary.append(row)
 
-doc = {"command": cmd, "elapsed_s": int(elapsed), "accel": sorted(accel), "guest_mem": mem,
+doc = {"command": cmd, "elapsed_s": int(elapsed) if elapsed.isdigit() else None, "accel": sorted(accel), "guest_mem": mem,
        "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
        "kernels": kernels, "variants": variants, "boots": boots, "summary": summary,
        "figures": figures, "runs": results, "parts": parts}
@@ -204,7 +206,8 @@ def table(rows, vs, title):
 
 
 md = ["# make bench-apps: llama.cpp and GraphicsMagick over mmap", ""]
-md.append(f"Command: `{cmd}`, {int(elapsed) // 60} min {int(elapsed) % 60} s. "
+md.append(f"Command: `{cmd}`" + (f", {int(elapsed) // 60} min {int(elapsed) % 60} s. "
+                                  if elapsed.isdigit() else ". ") +
           f"Accelerator: {', '.join(sorted(accel))}; guest memory {mem}; "
           f"root {os.path.basename(root)} (Debian sid, apps/make-root.sh), "
           f"data {os.path.basename(disk)}.  ")
@@ -215,6 +218,78 @@ md.append("Each cell: the mean of the runs, ±their standard deviation where it 
           "reads of the data disk averaged under 8 KiB a request (the model read a page at "
           "a time). Every run is in apps.json (figures, runs, parts).")
 md.append("")
+md += ["The cases. The model is a 382 MiB llama GGUF of random F32 weights (apps/gen-gguf.py), "
+       "read inside a cgroup whose memory.max is 256M, from a cold cache, read_ahead_kb 128. "
+       "llama: Debian's llama-completion (llama.cpp 0.7.0), prompt `Hi`, greedy, 2 threads, "
+       "-n 1 and -n 3 in the same boot: per-token figures are the difference of the two runs "
+       "over the 2 tokens more; plain: as it is (it maps the model with MAP_POPULATE and "
+       "MADV_WILLNEED, its default prefetch); touch300: 300 random one-byte reads of the "
+       "model through llama.cpp's own open file just before its mmap() (apps/touch-first.so); "
+       "after300: the same through its mapping just after. ggufread (apps/ggufread.c): the "
+       "same reads without the arithmetic, a pass a token over the tensors in file order, "
+       "two threads by row ranges; plain, rand300 (300 random faults first, same open file), "
+       "rand300-nohdr (and the header's pages dropped first), after300: mapped as llama.cpp "
+       "maps it; bare-plain, bare-rand300: mapped without the prefetch, the reads of a "
+       "program that maps a file and walks it. gm: `gm benchmark -duration 8 convert "
+       "input.jpg -swirl 90 output.jpg` on a 2400x1600 JPEG, as pts/graphics-magick runs it "
+       "(60 s there); mapcache: with `-limit memory 1MB`, so that the pixel cache is a mapped "
+       "file on the root's ext4.", ""]
+
+# which starts read the model a page at a time, per kernel
+stuck_rows = [r for r in summary if r["metric"] == "page_at_a_time"]
+if stuck_rows:
+    md.append("### Which starts read the model a page at a time")
+    md.append("")
+    md.append("Runs whose data-disk reads averaged under 8 KiB a request, of all runs "
+              "(llama: the tokens after the first; ggufread: its passes), and the "
+              "major faults a token or pass (mean):")
+    md.append("")
+    vs_ = [v for v in variants if any(v in r["kernels"] for r in stuck_rows)]
+    md.append("| case | " + " | ".join(f"{v} stuck" for v in vs_) + " | "
+              + " | ".join(f"{v} faults" for v in vs_) + " |")
+    md.append("|---" * (1 + 2 * len(vs_)) + "|")
+    for r in stuck_rows:
+        metric = ("major_faults_per_token" if r["client"] == "llama" else "major_faults_per_pass")
+        fr = [x for x in summary if x["case"] == r["case"] and x["metric"] == metric]
+        cells = []
+        for v in vs_:
+            k = r["kernels"].get(v)
+            cells.append(f"{sum(k['values'])} of {k['runs']}" if k else "-")
+        for v in vs_:
+            k = fr[0]["kernels"].get(v) if fr else None
+            cells.append(num(k["mean"]) if k else "-")
+        md.append(f"| {r['case']} | " + " | ".join(cells) + " |")
+    md.append("")
+
+# what TCG costs: one token, the load, a Swirl
+ll = [x for x in results if x.get("workload") == "llama" and x.get("tok_s")]
+if ll:
+    sec = sorted(1.0 / x["tok_s"] for x in ll)
+    load = sorted(x["load_ms"] / 1000 for x in ll if "load_ms" in x)
+    pr = sorted(x["prompt_ms"] / 1000 for x in ll if "prompt_ms" in x)
+    md.append(f"Under TCG one generated token took {sec[0]:.1f} to {sec[-1]:.1f} s "
+              f"(median {statistics.median(sec):.1f} s, {len(sec)} runs), the load "
+              f"{load[0]:.0f} to {load[-1]:.0f} s and the 3-token prompt {pr[0]:.0f} to "
+              f"{pr[-1]:.0f} s; natively on this host the same model runs at about 9 "
+              f"tokens/s. The host was shared with kernel builds and other guests while "
+              f"these ran: seconds are noisy, counts are not.")
+gmr = [x for x in results if x.get("workload") == "gm" and x.get("iterations")]
+if gmr:
+    it = sorted(x["total_s"] / x["iterations"] for x in gmr)
+    md.append(f"One Swirl of the {gmr[0].get('jpeg', '2400x1600')} JPEG took {it[0]:.0f} to "
+              f"{it[-1]:.0f} s under TCG (2 threads), so each gm benchmark run is one or two "
+              f"iterations.")
+md.append("")
+ups = [b["guest_uptime_s"] for b in boots if b["guest_uptime_s"]]
+if ups:
+    md.append(f"Time: {len(boots)} boots, {sum(ups) / 60:.0f} min of guest time in all "
+              f"(uptime at power-off: {min(ups):.0f} to {max(ups):.0f} s a boot). From nothing, "
+              "make bench-apps adds to that the two cold kernel builds (1042 s and 1266 s "
+              "measured in a new root, shared/design.md), exp-per-page (93 s after base here), "
+              "the sid root (mmdebstrap 159 s, image 26 s, data disk 18 s here) and "
+              "scripts/deps.sh bench (15 s).")
+    md.append("")
+
 for client, title in (("llama", "llama.cpp (llama-completion), model larger than its cgroup"),
                       ("ggufread", "ggufread: llama.cpp's reads of the model, without the arithmetic"),
                       ("gm", "GraphicsMagick: gm benchmark convert input.jpg -swirl 90")):
@@ -245,7 +320,15 @@ for b in boots:
 md.append("        # which runs, in the guest (apps/jobs/*.sh; appsrun.py: cold cache, the cgroup):")
 for key, c in first_cmd.items():
     mm = [r for r in results if (r["workload"], r.get("start")) == key][0]
-    md.append(f"        appsrun.py -m {mm['memory_max']} -- {c}")
+    words, line, out_lines = f"appsrun.py -m {mm['memory_max']} -- {c}".split(), "", []
+    for w in words:
+        if line and len(line) + len(w) > 80:
+            out_lines.append(line + " \\")
+            line = "    " + w
+        else:
+            line = f"{line} {w}" if line else w
+    out_lines.append(line)
+    md += ["        " + x for x in out_lines]
 md += ["```", ""]
 doc_md = md
 
@@ -281,7 +364,7 @@ def chart(client, metric, png, ylabel, title, log=True):
           f"set title '{title}'", f"set ylabel '{ylabel}'",
           "set xlabel 'case (every run a point; kernels side by side)'",
           f"set xtics ({xt})", f"set xrange [-0.6:{len(cases) - 0.4}]",
-          "set key outside right", "set grid ytics"]
+          "set key outside right", "set grid ytics", "set offsets 0, 0, graph 0.12, 0"]
     if log:
         gp.append("set logscale y")
         gp.append("set format y '10^{%L}'")

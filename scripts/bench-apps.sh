@@ -15,16 +15,22 @@
 #                        "before"; it runs GraphicsMagick only, all its
 #                        runs in one boot
 # A boot of base or the series runs (apps/jobs/llama.sh): llama.cpp with
-# 300 random reads first (llama-touch300; in the first round also a plain
-# start), ggufread plain, rand300 (both with llama.cpp's prefetch),
-# bare-plain and bare-rand300 (without), and GraphicsMagick.
+# 300 random reads first (llama-touch300, in the first APPS_LLAMA rounds),
+# ggufread rand300 (with llama.cpp's prefetch), bare-plain and
+# bare-rand300 (without), and GraphicsMagick. APPS_CASES gives the list
+# instead (e.g. all of llama.sh's: llama-plain:llama-touch300:
+# llama-after300:read-plain:read-rand300:read-after300:read-bare-plain:
+# read-bare-rand300:gm). Estimated 60-65 min from nothing on a new
+# machine, 38.5 of them the two cold kernel builds; about 25 with the
+# kernels built (from the parts measured here, see results/apps.md).
 #   APPS_ROUNDS=3        boots of each kernel for each client
 #   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
 #                        one token takes about 12 s under TCG here)
 #   APPS_PASSES=2        ggufread's passes (tokens) a run
 #   APPS_MEMMAX=256M     memory.max of the cgroup the model is read in
 #                        (APPS_MODEL_MIB=384, the model, 1.5 times that)
-#   APPS_LLAMA=1         0: ggufread only (llama.cpp's cases left out)
+#   APPS_LLAMA=1         the rounds that run llama.cpp (a pair of runs
+#                        takes 2 to 2.5 min under TCG; 0: ggufread only)
 #   APPS_CASES=...       the llama boot's cases (apps/jobs/llama.sh)
 #   APPS_GM=1:8          GraphicsMagick: runs a boot, -duration seconds
 #                        (one Swirl of the 2400x1600 JPEG takes 17-20 s
@@ -112,11 +118,8 @@ for ((r = 0; r < rounds; r++)); do
 				boot "$i" gm 1800 "$r $(( ${gm%%:*} * rounds )) ${gm#*:}"
 			continue ;;
 		esac
-		cases=read-plain:read-rand300:read-bare-plain:read-bare-rand300
-		if [ "$llama" = 1 ]; then
-			cases=llama-touch300:$cases
-			[ "$r" != 0 ] || cases=llama-plain:$cases
-		fi
+		cases=read-rand300:read-bare-plain:read-bare-rand300
+		[ "$r" -ge "$llama" ] || cases=llama-touch300:$cases
 		[ "${gm%%:*}" = 0 ] || cases=$cases:gm
 		cases=${APPS_CASES:-$cases}
 		boot "$i" llama 3600 "$r $tokens $passes $memmax 128 $cases $gm"
