@@ -31,7 +31,7 @@ kmake() { nice -n 19 make -C "$wt" O="$obj" ARCH=x86_64 CC="$cc" "$@"; }
 say() { printf '== %s\n' "$*"; }
 die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
-git -C "$base_repo" rev-parse -q --verify lab-base^{commit} >/dev/null ||
+git -C "$base_repo" rev-parse -q --verify 'lab-base^{commit}' >/dev/null ||
 	die "$base_repo has no tag lab-base"
 [ -f "$guest_config" ] || die "no guest config at $guest_config"
 shopt -s nullglob

@@ -74,6 +74,7 @@ cleanup() {
 		rm -rf "$src"
 	fi
 }
+# shellcheck disable=SC2154 # rc is assigned inside the trap string
 trap 'rc=$?; [ $rc = 0 ] || cleanup; exit $rc' EXIT
 if [ ! -s "$deb" ]; then
 	# the .deb is about 160 MiB

@@ -48,6 +48,7 @@ make_disk() {
 	stage=$CACHE/disks/stage-bench-$scale
 	rm -rf "$stage" "$img.tmp"
 	need_space "$CACHE/disks" $(( 2 * (rows / 1000 + arr_mib) + 512 )) "the bench data disk ($scale, staged first)"
+# shellcheck disable=SC2154 # rc is assigned inside the trap string
 	trap 'rc=$?; rm -rf "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 	mkdir -p "$stage"
 	log "bench disk $scale: SQLite database of $rows rows of $blob-byte blobs, $arr_mib MiB array"

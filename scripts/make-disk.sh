@@ -28,6 +28,7 @@ rm -rf "$stage" "$stage.proto" "$img.tmp"
 size=$((big + thp + free))
 need_space "$CACHE/disks" $(( 2 * (big + thp) + 256 )) "the $kind disk ($kind-$fs.img, ${size} MiB, $((big + thp)) MiB of it data, staged first)"
 # whatever happens, leave neither the staged files nor a partial image
+# shellcheck disable=SC2154 # rc is assigned inside the trap string
 trap 'rc=$?; rm -rf "$stage" "$stage.proto"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 mkdir -p "$stage"
 log "disk $kind-$fs: writing $big + $thp MiB of data"

@@ -12,7 +12,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel= job= args= disk= fs=ext4 mem=2G timeout=600 out= rootimg=
+kernel="" job="" args="" disk="" fs=ext4 mem=2G timeout=600 out="" rootimg=""
 initrd=$BUILD/initramfs.cpio
 while getopts "k:j:a:d:f:m:t:o:i:r:" o; do
 	case $o in

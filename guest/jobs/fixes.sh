@@ -9,7 +9,8 @@ run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=
 # [512 MiB, 768 MiB) in order; N=0 is the control. N from the arguments
 # (default 0 300): a file system with 16 KiB blocks reads a block per miss,
 # and more of the random faults then hit.
-for n in ${*:-0 300}; do
+[ $# -gt 0 ] || set -- 0 300
+for n in "$@"; do
 	run seq-after-random -f big.bin -n $n -k 128 -s 512 -l 256 -r 768
 done
 # patch 2's trap: a 512 MiB MADV_HUGEPAGE file, last page first

@@ -38,7 +38,7 @@ echo "@@TAP-END ${t##*/} rc=$rc seconds=$(( $(date +%s) - start ))"
 [ -n "$ra_old" ] && echo "$ra_old" > "$ra"
 
 # the kernel may finish letting go just after the last test process ends
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for _ in 1 2 3 4 5 6 7 8 9 10; do
 	after=$(state)
 	[ "$after" = "$before" ] && break
 	sleep 1

@@ -4,11 +4,14 @@
 # thp-random.c), on the check disk's thp.bin (512 MiB): each shape, with
 # and without hits, plain and in a memory cgroup whose memory.max (256 MiB)
 # is half the file; then, plain, the same readers under the limit (-N), and
-# readers with hits, four times as many accesses. $1 = accesses per run,
+# readers with hits, four times as many accesses; with read_ahead_kb 128
+# under the limit; and plain readers of the file half cached in small
+# folios (-S). $1 = accesses per run,
 # $2 = the round (seeds differ by round).
 n=${1:-64} round=${2:-1}
 cd /mnt || exit 1
 fail=0
+# shellcheck disable=SC3040 # busybox sh has pipefail
 set -o pipefail 2>/dev/null
 cg=/sys/fs/cgroup
 mountpoint -q $cg || mount -t cgroup2 none $cg || { echo "@@LAB-ERROR no cgroup2"; exit 1; }
@@ -33,7 +36,10 @@ for m in uniform aligned next; do
 	seed=$((seed + 1))
 	run_plain() { echo "@@RUN thp-random $*"; thp-random "$@" || { echo "@@LAB-ERROR workload failed"; fail=1; }; }
 	run_plain -f thp.bin -m $m -a $n -N -s $seed
+	run_plain -f thp.bin -m $m -a $n -N -k 128 -s $seed
 	run_plain -f thp.bin -m $m -a $((4 * n)) -H -s $seed
+	# no MADV_HUGEPAGE: half the file cached in small folios
+	run_plain -f thp.bin -m $m -a $n -S -k 128 -s $seed
 done
 rmdir $cg/lab
 exit $fail
