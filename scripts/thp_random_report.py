@@ -31,7 +31,10 @@ for arg in sys.argv[2:]:
         if r.get("workload") != "thp-random":
             continue
         key = (r["phase"], r["with_hits"] + ("/%d" % r["pages"]),
-               r.get("cgroup", "none") + ("" if r.get("mmap_miss", "over") == "over" else " under"))
+               r.get("cgroup", "none")
+               + ("" if r.get("mmap_miss", "over") == "over" else " under")
+               + (" small" if r.get("cache") == "small" else "")
+               + ("" if r.get("read_ahead_kb", 8192) == 8192 else " ra128"))
         runs.setdefault(key, {}).setdefault(k, []).append(r["kib_per_access"])
 
 def sh(*cmd):
@@ -58,8 +61,10 @@ lines = ["# Random MADV_HUGEPAGE readers, mmap_miss over the limit", "",
          wrap("KiB read from the device per access, median of the runs; %% "
               "against %s.  hits: whether every other access goes to a "
               "cached range / accesses a run; memcg: the cgroup's "
-              "memory.max; under: mmap_miss left under the limit." % ref), "",
-         "%-8s %-7s %-10s " % ("shape", "hits", "memcg") +
+              "memory.max; under: mmap_miss left under the limit; small: "
+              "the file cached in small folios, read without MADV_HUGEPAGE; "
+              "ra128: read_ahead_kb 128 (else 8192)." % ref), "",
+         "%-8s %-7s %-17s " % ("shape", "hits", "memcg") +
          "".join("%18s" % k for k in kernels)]
 for key in sorted(runs):
     cells = []
@@ -72,10 +77,10 @@ for key in sorted(runs):
         med = statistics.median(v)
         pct = "" if k == ref or not base else " (%+.0f%%)" % (100 * (med / base - 1))
         cells.append("%18s" % ("%.1f%s" % (med, pct)))
-    lines.append("%-8s %-7s %-10s " % key + "".join(cells))
+    lines.append("%-8s %-7s %-17s " % key + "".join(cells))
 lines += ["", "Every run (KiB per access):", ""]
 for key in sorted(runs):
-    lines.append("%-8s %-7s %-10s" % key)
+    lines.append("%-8s %-7s %-17s" % key)
     for k in kernels:
         lines.append("    %-6s %s" % (k, " ".join("%.1f" % x for x in runs[key].get(k, []))))
 text = "\n".join(lines) + "\n"

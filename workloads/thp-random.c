@@ -19,6 +19,9 @@
  *                  cached) or the last page of a range 4k+3 (its upper one).
  *    With -H, every other access instead touches a random page of a
  *    cached range (a hit, or a miss where memory pressure evicted it).
+ * With -S, step 1 caches the same ranges in folios of the smallest size
+ * (POSIX_FADV_WILLNEED) and step 3 goes through a plain mapping: what 1/2's
+ * probe costs a random reader whose misses land just after cached folios.
  * Device reads per access are what decide.
  *
  *   thp-random -f FILE -m MODE [-a accesses] [-k read_ahead_kb] [-H] [-N]
@@ -50,12 +53,12 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL, *mode = NULL;
 	size_t size, ranges, accesses = 64, ra_kb = 8192, i, off, r, hits = 0;
-	int fd, pfd, opt, with_hits = 0, under = 0, tries;
+	int fd, pfd, opt, with_hits = 0, under = 0, small = 0, tries;
 	struct counters a, b;
 	char *plain, *thp, *pre;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:m:a:k:HNs:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:m:a:k:HNSs:")) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;
 		case 'm': mode = optarg; break;
@@ -63,6 +66,7 @@ int main(int argc, char **argv)
 		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
 		case 'H': with_hits = 1; break;
 		case 'N': under = 1; break;
+		case 'S': small = 1; break;
 		case 's': rnd_seed(strtoull(optarg, NULL, 0)); break;
 		default: die("usage: thp-random -f FILE -m uniform|aligned|next [-a N] [-k KB] [-H] [-N] [-s SEED]");
 		}
@@ -82,8 +86,13 @@ int main(int argc, char **argv)
 	if (pfd < 0)
 		die("open %s", path);
 	pre = map_file(pfd, size, 1);
-	for (r = 0; r < ranges; r += 4)
-		sink = pre[r * PMD];
+	for (r = 0; r < ranges; r += 4) {
+		if (small && posix_fadvise(pfd, r * PMD, 2 * PMD, POSIX_FADV_WILLNEED))
+			die("fadvise WILLNEED failed");
+		if (!small)
+			sink = pre[r * PMD];
+	}
+	wait_for_reads();
 
 	/* 2. the measured open's mmap_miss over the limit */
 	plain = map_file(fd, size, 0);
@@ -93,7 +102,7 @@ int main(int argc, char **argv)
 	set_read_ahead_kb(ra_kb);
 	if (posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL))
 		die("fadvise failed");
-	thp = map_file(fd, size, 1);
+	thp = map_file(fd, size, !small);
 
 	/* 3. the measured accesses */
 	wait_for_reads();
@@ -121,9 +130,10 @@ int main(int argc, char **argv)
 	wait_for_reads();
 	snap(&b);
 	result("thp-random", mode, &a, &b, accesses, 0,
-	       "\"with_hits\":\"%s\",\"mmap_miss\":\"%s\",\"cached_before\":%zu,\"read_ahead_kb\":%zu,"
+	       "\"with_hits\":\"%s\",\"mmap_miss\":\"%s\",\"cache\":\"%s\",\"cached_before\":%zu,\"read_ahead_kb\":%zu,"
 	       "\"kib_per_access\":%.1f",
-	       with_hits ? "yes" : "no", under ? "under" : "over", hits, ra_kb,
+	       with_hits ? "yes" : "no", under ? "under" : "over",
+	       small ? "small" : "pmd", hits, ra_kb,
 	       (double)(b.dev_pages - a.dev_pages) * page_size / 1024 / accesses);
 	return 0;
 }
