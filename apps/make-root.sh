@@ -78,6 +78,7 @@ make_disk() {
 	if [ -s "$img" ]; then echo "$img"; return 0; fi
 	need_space "$dir" $(( 3 * mib + 768 )) "the apps data disk"
 	stage=$dir/stage-data
+	# shellcheck disable=SC2154 # rc is assigned inside the trap string
 	trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 	unpack "$stage/root"
 	mkdir -p "$stage/root/gen" "$stage/data"
