@@ -2,17 +2,25 @@
 # Random readers of MADV_HUGEPAGE mappings with mmap_miss over the limit
 # (guest/jobs/thpr.sh, workloads/thp-random.c) on each kernel, ROUNDS boots
 # each, kernels interleaved -> results/v4-thp-random.{md,json}.
-#   thp-random.sh [VARIANT...]   (default: base v3 patched; build them first)
+#   thp-random.sh [VARIANT...]   (default: base v3 patched, the series
+#   reported as v4; variants other than base and patched from variants/)
 #   THPR_ROUNDS=3 THPR_ACCESSES=64
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 rounds=${THPR_ROUNDS:-3} n=${THPR_ACCESSES:-64}
 [ $# -gt 0 ] || set -- base v3 patched
+# the kernels (incremental where built) and the initramfs with the workload
+bash "$LAB/scripts/fetch-base.sh"
 for v in "$@"; do
-	[ -f "$BUILD/$v/bzImage" ] || die "no kernel build/$v/bzImage (scripts/build-kernel.sh $v)"
+	case $v in
+	base) ;;
+	patched) bash "$LAB/scripts/apply-series.sh" ;;
+	*) bash "$LAB/scripts/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+	esac
+	bash "$LAB/scripts/build-kernel.sh" "$v"
 done
-[ -f "$BUILD/initramfs.cpio" ] || die "no initramfs (scripts/make-initramfs.sh)"
+bash "$LAB/scripts/make-initramfs.sh"
 disk=$(bash "$LAB/scripts/make-disk.sh" check)
 out=$RESULTS/v4-thp-random
 mkdir -p "$out"
@@ -22,7 +30,7 @@ for r in $(seq 1 "$rounds"); do
 		log "thp-random: round $r of $rounds on $v"
 		bash "$LAB/scripts/run-guest.sh" -k "$BUILD/$v/bzImage" -j thpr -a "$n $r" \
 			-d "$disk" -f ext4 -m 1G -t 1800 -o "$out/console-$v-$r.log"
-		logs+=("$v=$out/console-$v-$r.log")
+		logs+=("${v/#patched/v4}=$out/console-$v-$r.log")
 	done
 done
 python3 "$LAB/scripts/thp_random_report.py" "$out.md" "${logs[@]}"
