@@ -30,7 +30,7 @@ for rnd, v, kpath, log in runs:
     bench = dict(re.findall(r"(\w+)=(\S+)", (re.search(r"@@BENCH (.*)", text) or ["", ""])[1]))
     up = re.findall(r"^\[\s*(\d+\.\d+)\]", text, re.M)
     m = re.search(r"@@LAB-ARGS ?(.*)", text)
-    boots.append({"round": int(rnd), "variant": v, "job": job, "bench": bench,
+    boots.append({"round": int(rnd), "boot_round": int(rnd), "variant": v, "job": job, "bench": bench,
                   "args": m.group(1).strip() if m else None,
                   "guest_uptime_s": float(up[-1]) if up else None,
                   "console": os.path.relpath(log, os.path.dirname(out))})
@@ -80,9 +80,9 @@ for v in variants:
     # of N-1 generated tokens
     for start in ("plain", "touch300", "after300"):
         rs = per_run("llama", start, v)
-        for rnd in sorted({r["round"] for r in rs}):
-            one = [r for r in rs if r["round"] == rnd and r["n_predict"] == 1]
-            lng = [r for r in rs if r["round"] == rnd and r["n_predict"] > 1]
+        for rnd in sorted({r["boot_round"] for r in rs}):
+            one = [r for r in rs if r["boot_round"] == rnd and r["n_predict"] == 1]
+            lng = [r for r in rs if r["boot_round"] == rnd and r["n_predict"] > 1]
             if not one or not lng:
                 continue
             a, b = one[0], lng[0]
@@ -104,8 +104,8 @@ for v in variants:
         ps = [p for p in parts if p.get("workload") == "ggufread" and p["variant"] == v
               and p.get("start") == start]
         case = f"ggufread.{start}"
-        for rnd in sorted({p["round"] for p in ps}):
-            mine = [p for p in ps if p["round"] == rnd]
+        for rnd in sorted({p["boot_round"] for p in ps}):
+            mine = [p for p in ps if p["boot_round"] == rnd]
             mp = [p for p in mine if p["phase"] == "map"]
             pas = [p for p in mine if p["phase"] == "pass"]
             rn = [p for p in mine if p["phase"] in ("random", "random-after")]
@@ -127,7 +127,7 @@ for v in variants:
                 fig("ggufread", case, "file_pages", v, rnd, pas[0]["file_pages"])
     # GraphicsMagick
     for r in per_run("gm", None, v):
-        key = r["round"] * 100 + r["rep"]
+        key = r["boot_round"] * 100 + r["rep"]
         case = "gm." + {"swirl-mapcache": "mapcache"}.get(r.get("case"), "swirl")
         fig("gm", case, "iter_per_min", v, key, r.get("iter_per_min"))
         fig("gm", case, "major_faults", v, key, r["major_faults"])
@@ -302,24 +302,24 @@ for client, title in (("llama", "llama.cpp (llama-completion), model larger than
 # To reproduce, in the robot's way: the commands
 first_cmd = {}
 for r in results:
-    key = (r["workload"], r.get("start"))
+    key = (r["workload"], r.get("start"), r.get("case"))
     if key not in first_cmd and r["variant"] == variants[0]:
         first_cmd[key] = r["command"]
 md += ["To reproduce:", "", "```",
        "        # as root on a Debian 12 host, in a clone of the lab",
-       f"        {cmd}",
+       "        make bench-apps          # bash scripts/bench-apps.sh",
        "        # or one boot at a time, once make bench-apps has made the kernels and images:",
        "        root=$(bash apps/make-root.sh); disk=$(bash apps/make-root.sh disk)"]
 seen = set()
 for b in boots:
-    if b["job"] in seen or b["variant"] != variants[0]:
+    if (b["job"], b["args"]) in seen or b["variant"] != variants[0] or b["boot_round"] != 0:
         continue
-    seen.add(b["job"])
+    seen.add((b["job"], b["args"]))
     md.append(f"        nice -n 10 bash scripts/run-guest.sh -k build/{b['variant']}/bzImage -r $root "
               f"-d $disk \\\n                -m {mem} -t 3600 -j {b['job']} -a \"{b['args']}\"")
 md.append("        # which runs, in the guest (apps/jobs/*.sh; appsrun.py: cold cache, the cgroup):")
 for key, c in first_cmd.items():
-    mm = [r for r in results if (r["workload"], r.get("start")) == key][0]
+    mm = [r for r in results if (r["workload"], r.get("start"), r.get("case")) == key][0]
     words, line, out_lines = f"appsrun.py -m {mm['memory_max']} -- {c}".split(), "", []
     for w in words:
         if line and len(line) + len(w) > 80:
@@ -355,14 +355,15 @@ def chart(client, metric, png, ylabel, title, log=True):
                 i = cases.index(f["case"])
                 # each kernel side by side within its case, runs spread a little
                 k = sorted({g["round"] for g in rows if g["variant"] == v and g["case"] == f["case"]})
-                x = i + (j - (len(vs) - 1) / 2) * 0.22 + (k.index(f["round"]) - (len(k) - 1) / 2) * 0.04
+                x = (i + (j - (len(vs) - 1) / 2) * 0.28
+                     + (k.index(f["round"]) - (len(k) - 1) / 2) * min(0.04, 0.22 / max(len(k), 1)))
                 y = f["value"] if not log else max(f["value"], 0.5)
                 fh.write(f"{x} {y}\n")
         plots.append(f"'{path}' using 1:2 with points pt {7 + j % 3} ps 1.4 title '{v}'")
-    xt = ", ".join(f"'{c}' {i}" for i, c in enumerate(cases))
+    xt = ", ".join(f"'{c.split('.', 1)[1]}' {i}" for i, c in enumerate(cases))
     gp = [f"set terminal pngcairo size 900,480 font 'sans,10'", f"set output '{png}'",
           f"set title '{title}'", f"set ylabel '{ylabel}'",
-          "set xlabel 'case (every run a point; kernels side by side)'",
+          f"set xlabel '{client} case (every run a point; kernels side by side)'",
           f"set xtics ({xt})", f"set xrange [-0.6:{len(cases) - 0.4}]",
           "set key outside right", "set grid ytics", "set offsets 0, 0, graph 0.12, 0"]
     if log:
