@@ -20,9 +20,12 @@
 # bare-rand300 (without), and GraphicsMagick. APPS_CASES gives the list
 # instead (e.g. all of llama.sh's: llama-plain:llama-touch300:
 # llama-after300:read-plain:read-rand300:read-after300:read-bare-plain:
-# read-bare-rand300:gm). Estimated 60-65 min from nothing on a new
-# machine, 38.5 of them the two cold kernel builds; about 25 with the
-# kernels built (from the parts measured here, see results/apps.md).
+# read-bare-rand300:gm). Estimated from the parts measured here (on a
+# busy host): the boots 17 min (base 285 s in its first round, 179 s
+# after; the series 172 s, then 72 s; exp-per-page 77 s), the sid root
+# 3.4, exp-per-page's build 1.5, so about 22 min with base and the series
+# built, and about 62 from nothing with their cold builds (1042 s and
+# 1266 s in a new root, shared/design.md); APPS_ROUNDS=2 saves 4 min.
 #   APPS_ROUNDS=3        boots of each kernel for each client
 #   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
 #                        one token takes about 12 s under TCG here)
