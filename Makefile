@@ -8,7 +8,7 @@
 S := scripts
 CACHE := $(or $(MMLAB_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mmlab)
 
-.PHONY: help demo demo-small bench bench-small bench-apps thp-random trace sharp fixes stress \
+.PHONY: help demo demo-small bench bench-small bench-apps thp-random vmtests trace sharp fixes stress \
 	mm-selftests check check-lab fresh-check review matrix arm64 deps base apply \
 	export kernels initramfs disks clean distclean
 
@@ -44,6 +44,8 @@ trace:           ## mmap_miss and each readahead decision per fault (bpftrace), 
 	bash $(S)/trace.sh
 sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v1, v2, a v3 draft and patched -> results/sharp.{md,json} | 38 min for ten kernels, built | root, network
 	bash $(S)/sharp.sh
+vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 5 min with the kernels and the root made | root, network
+	bash $(S)/vmtests.sh
 thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, on base, v3 and the series -> results/v4-thp-random.{md,json} | 10 min with the kernels built | root, network
 	bash $(S)/thp-random.sh
 fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | network

@@ -83,7 +83,7 @@ fi
 [ $# = 0 ] || die "usage: make-benchroot.sh [disk small|full]"
 
 SUITE=bookworm
-INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,fio,bpftrace,busybox,util-linux,procps
+INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,fio,bpftrace,busybox,util-linux,procps,xfsprogs
 MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian $SUITE-updates main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")
