@@ -3,7 +3,7 @@
 #   apps/make-root.sh           -> prints the root image's path
 #   apps/make-root.sh disk      -> prints the data disk's path
 # 1. A minbase sid root with the packages of apps/packages.txt (Debian's
-#    llama.cpp-tools, python3-gguf, graphicsmagick, fio, ...), made with
+#    llama.cpp-tools, python3-gguf, graphicsmagick, ...), made with
 #    mmdebstrap from the lab's mirror ($APT_MIRROR of lab.conf) with this
 #    machine's Acquire::Check-Valid-Until and Acquire::Check-Date settings,
 #    as scripts/make-benchroot.sh makes the bookworm one. Kept as a

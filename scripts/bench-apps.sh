@@ -4,10 +4,10 @@
 # Debian's llama.cpp over a model larger than its memory cgroup, and
 # ggufread (apps/ggufread.c), the same reads without the arithmetic;
 # GraphicsMagick's Swirl as pts/graphics-magick runs it. Several boots of
-# each kernel, in the order A B B A ... (No fio: it needs System V shared
-# memory, which the lab's guest kernels are built without.)
-# Writes results/apps.{md,json}, results/apps-*.png, consoles in
-# results/apps/.
+# each kernel, in the order A B B A ... Writes results/apps.{md,json},
+# results/apps-*.png, and in results/apps/ the consoles, run.env (the
+# lab's commit, QEMU, the command) and each kernel's info.env:
+# `bash scripts/bench-apps.sh report` remakes the report from them.
 #   APPS_KDIR=DIR        take DIR/VARIANT/bzImage instead of building
 #   APPS_VARIANTS="base patched exp-per-page"  kernels, the first the
 #                        reference; exp-per-page (variants/, lab-only) is
@@ -42,8 +42,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 if [ "${1:-}" = report ]; then
-	shift
-	exec python3 "$LAB/apps/report.py" "$@"
+	exec python3 "$LAB/apps/report.py" "$RESULTS/apps"
 fi
 export MMLAB_ENTRY="make bench-apps (scripts/bench-apps.sh)"
 lab_lock
@@ -99,7 +98,11 @@ cat "$root" "$disk" > /dev/null
 logs=$RESULTS/apps
 rm -rf "$logs"
 mkdir -p "$logs"
-runs=()
+for i in "${!variants[@]}"; do
+	v=${variants[i]} kd=$(dirname "${kernels[i]}")
+	{ [ ! -f "$kd/info.env" ] || cat "$kd/info.env"
+	  echo "SHA256_16=$(sha256sum "${kernels[i]}" | cut -c1-16)"; } > "$logs/kernel-$v.env"
+done
 # boot I JOB TIMEOUT ARGS: one boot of kernel I running apps/jobs/JOB.sh
 boot() {
 	local i=$1 job=$2 t=$3 args=$4 out
@@ -107,7 +110,7 @@ boot() {
 	log "bench-apps: round $((r + 1))/$rounds, $job on ${variants[i]}"
 	nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
 		-m "$mem" -t "$t" -o "$out" -j "$job" -a "$args"
-	runs+=("$r=${variants[i]}=${kernels[i]}=$out")
+	echo "$r ${variants[i]} ${out##*/}" >> "$logs/runs.txt"
 }
 k=${#variants[@]}
 for ((r = 0; r < rounds; r++)); do
@@ -134,5 +137,16 @@ for x in KDIR VARIANTS ROUNDS TOKENS PASSES MEMMAX LLAMA CASES GM MEM MODEL_MIB 
 	x=APPS_$x
 	[ -z "${!x:-}" ] || cmd="$x=\"${!x}\" $cmd"
 done
-python3 "$LAB/apps/report.py" "$RESULTS/apps" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}"
+{
+	echo "LAB_COMMIT=$(git -C "$LAB" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+	echo "LAB_DIRTY=$(git -C "$LAB" status --porcelain -- apps scripts/bench-apps.sh 2>/dev/null | wc -l)"
+	echo "QEMU=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "COMMAND=$cmd"
+	echo "ELAPSED_S=$elapsed"
+	echo "GUEST_MEM=$mem"
+	echo "ROOT_IMAGE=${root##*/}"
+	echo "DATA_DISK=${disk##*/}"
+	echo "HOST=$(nproc) CPUs, $(uname -r)"
+} > "$logs/run.env"
+python3 "$LAB/apps/report.py" "$logs"
 log "wrote results/apps.md, results/apps.json and the charts in $((elapsed / 60)) min $((elapsed % 60)) s"

@@ -8,10 +8,10 @@ From a cold cache (sync, drop_caches), COMMAND runs in the memory cgroup
 that the cgroup's memory.stat counts its faults and only its own. Prints
 "@@RUN COMMAND" and one "@@RESULT {json}": the KEY=VALUE tags, wall
 seconds, the cgroup's pgmajfault, pgfault, the read requests and KiB of
-the data disk (vdb, the model, JPEG and fio file) and of the root disk
-(vda, the programs and libraries), and what the client said of itself
-(llama.cpp's eval and prompt times, gm benchmark's iterations, fio's
-bandwidth), found in its output. The output is kept in /tmp/last.out.
+the data disk (vdb: the model and the JPEG) and of the root disk (vda:
+the programs and libraries), and what the client said of itself
+(llama.cpp's eval and prompt times, gm benchmark's iterations), found in
+its output. The output is kept in /tmp/last.out.
 """
 import json, os, re, subprocess, sys, time
 
@@ -98,17 +98,6 @@ def main():
         r["threads"], r["iterations"] = int(m.group(1)), int(m.group(2))
         r["user_s"], r["total_s"] = float(m.group(3)), float(m.group(4))
         r["iter_per_min"] = round(60.0 * float(m.group(5)), 3)
-    # fio --output-format=json
-    if tags.get("workload") == "fio" and "{" in text:
-        try:
-            j = json.loads(text[text.index("{"):])
-            job = j["jobs"][0]
-            r["fio_read_kib_s"] = job["read"]["bw"]
-            r["fio_read_kib"] = job["read"]["io_kbytes"]
-            r["fio_majf"] = job["majf"]
-            r["fio_runtime_ms"] = job["read"]["runtime"]
-        except (ValueError, KeyError, IndexError) as e:
-            r["fio_parse_error"] = str(e)
     # the client's own results (ggufread's passes), with the tags
     for line in text.splitlines():
         if line.startswith("@@RESULT {"):
