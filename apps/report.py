@@ -1,20 +1,37 @@
 #!/usr/bin/env python3
 """make bench-apps' report: results/apps.{md,json} and the charts.
 
-    report.py OUT COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE...
+    report.py results/apps
 
-(scripts/bench-apps.sh report ... runs only this, on consoles already
-there.) Tables in the kernel test robot's style: one column a kernel, the
+reads results/apps/: runs.txt (ROUND VARIANT CONSOLE a boot), run.env,
+kernel-VARIANT.env and the consoles, as scripts/bench-apps.sh leaves them
+(`bash scripts/bench-apps.sh report` runs only this). Tables in the kernel test robot's style: one column a kernel, the
 first the reference, "value ±stddev% %change value"; every run in the
 JSON; charts of the major faults with every run drawn (gnuplot).
 """
-import hashlib, json, os, re, statistics, subprocess, sys, tempfile
+import json, os, re, statistics, subprocess, sys, tempfile
 
-out, cmd, elapsed, mem, root, disk = sys.argv[1:7]
-runs = [a.split("=", 3) for a in sys.argv[7:]]
+
+def env(path):
+    d = {}
+    if os.path.exists(path):
+        for line in open(path):
+            k, _, v = line.rstrip("\n").partition("=")
+            if k:
+                d[k] = v
+    return d
+
+
+logs = sys.argv[1].rstrip("/")
+out = logs  # results/apps -> results/apps.md, .json, -*.png
+run = env(os.path.join(logs, "run.env"))
+cmd, elapsed, mem = run.get("COMMAND", "?"), run.get("ELAPSED_S", ""), run.get("GUEST_MEM", "?")
+root, disk = run.get("ROOT_IMAGE", "?"), run.get("DATA_DISK", "?")
+runs = [line.split() for line in open(os.path.join(logs, "runs.txt")) if line.strip()]
 variants, kernels, boots, results, parts = [], {}, [], [], []
 accel = set()
-for rnd, v, kpath, log in runs:
+for rnd, v, name in runs:
+    log = os.path.join(logs, name)
     if v not in variants:
         variants.append(v)
     text = open(log, errors="replace").read()
@@ -25,8 +42,7 @@ for rnd, v, kpath, log in runs:
         sys.exit(f"{log}: no @@LAB-BOOT line")
     job = m.group(2)
     if v not in kernels:
-        h = hashlib.sha256(open(kpath, "rb").read()).hexdigest()[:16]
-        kernels[v] = {"uname_r": m.group(1), "bzImage": kpath, "sha256_16": h}
+        kernels[v] = dict(env(os.path.join(logs, f"kernel-{v}.env")), uname_r=m.group(1))
     bench = dict(re.findall(r"(\w+)=(\S+)", (re.search(r"@@BENCH (.*)", text) or ["", ""])[1]))
     up = re.findall(r"^\[\s*(\d+\.\d+)\]", text, re.M)
     m = re.search(r"@@LAB-ARGS ?(.*)", text)
@@ -211,7 +227,7 @@ md.append(f"Command: `{cmd}`" + (f", {int(elapsed) // 60} min {int(elapsed) % 60
           f"Accelerator: {', '.join(sorted(accel))}; guest memory {mem}; "
           f"root {os.path.basename(root)} (Debian sid, apps/make-root.sh), "
           f"data {os.path.basename(disk)}.  ")
-md.append("Kernels: " + "; ".join(f"{v} = {kernels[v]['uname_r']} ({kernels[v]['sha256_16']})"
+md.append("Kernels: " + "; ".join(f"{v} = {kernels[v]['uname_r']} ({kernels[v].get('SHA256_16', '?')})"
                                    for v in variants) + ".  ")
 md.append("Each cell: the mean of the runs, ±their standard deviation where it is 1 % or "
           "more; %change against the first kernel. page_at_a_time: the share of runs whose "
