@@ -26,11 +26,11 @@ help:            ## this list | instant | nothing
 		t = $$1; sub(/:.*/, "", t); n = split($$2, f, / \| /); \
 		put(f[1]); if (n > 1) put("time: " f[2] "; needs: " (n > 2 ? f[3] : "nothing")) \
 	}' $(firstword $(MAKEFILE_LIST))
-demo:            ## before/after demonstration -> results/demo.{md,json} | 28 min from nothing, 8-12 with kernels built | root, network
-	bash $(S)/demo.sh
-demo-small:      ## the same on smaller files, for a quick look | 2-3 min with kernels built | root, network
-	DEMO_SCALE=small bash $(S)/demo.sh
-check:           ## lab tests, then the series' selftest on base, patch 1, v1 and the series | 13-15 min in CI, 29 min on a new root | root, network
+demo:            ## the two traps on base and the series, then recovery on 16 KiB blocks -> results/demo{,-lbs}.{md,json} | 28 min from nothing, 8-12 with kernels built | root, network
+	bash $(S)/side-by-side.sh demo
+demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-3 min with kernels built | root, network
+	bash $(S)/side-by-side.sh demo-small
+check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 7 min in CI with the cache, 29 min on a new root | root, network
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built | seconds | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
@@ -42,14 +42,14 @@ bench-apps:      ## llama.cpp, GraphicsMagick, fio in a sid guest -> results/app
 	bash $(S)/bench-apps.sh
 trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md | 41 s with its kernels built, first build 21 min | root, network
 	bash $(S)/trace.sh
-sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v1, v2, a v3 draft and patched -> results/sharp.{md,json} | 38 min for ten kernels, built | root, network
-	bash $(S)/sharp.sh
+sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v3 and the series -> results/sharp.{md,json} | not timed on three kernels (38 min for ten, built) | root, network
+	bash $(S)/side-by-side.sh sharp
 vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 5 min with the kernels and the root made | root, network
 	bash $(S)/vmtests.sh
 thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, on base, v3 and the series -> results/v4-thp-random.{md,json} | 10 min with the kernels built | root, network
 	bash $(S)/thp-random.sh
-fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | network
-	bash $(S)/fixes-experiment.sh
+fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | root, network
+	bash $(S)/side-by-side.sh fixes
 stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 65 min plus two debug builds of 15-40 min | root, network
 	bash $(S)/stress.sh
 mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network

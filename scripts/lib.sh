@@ -183,27 +183,6 @@ export_git_ids() {
 # exports it (export-series.sh replaces it; review.sh refuses it).
 SERIES_PLACEHOLDER="mmlab developer <dev@mmlab.invalid>"
 
-# side_by_side NAME JOB "JOB ARGS" DISK FS MEM TIMEOUT VARIANT...: boot
-# build/VARIANT/bzImage for each VARIANT in turn, run JOB on DISK (mounted
-# as FS) and write $RESULTS/NAME.{md,json} from their consoles
-# ($RESULTS/console-NAME-VARIANT.log), the first variant the reference.
-side_by_side() {
-	local name=$1 job=$2 args=$3 disk=$4 fs=$5 mem=$6 timeout=$7 v log
-	local logs=()
-	shift 7
-	mkdir -p "$RESULTS"
-	for v in "$@"; do
-		log=$RESULTS/console-$name-$v.log
-		log "$name: $job on $v"
-		bash "$LAB/scripts/run-guest.sh" -k "$BUILD/$v/bzImage" -j "$job" \
-			${args:+-a "$args"} -d "$disk" -f "$fs" -m "$mem" \
-			-t "$timeout" -o "$log"
-		logs+=("$v=$log")
-	done
-	python3 "$LAB/scripts/report.py" "$RESULTS/$name" "${logs[@]}"
-	log "wrote results/$name.md and results/$name.json"
-}
-
 # mmdebstrap_aptopts: append to the array aptopts the --aptopt options that
 # give a new root's apt this machine's answers to "may a Release file be
 # past its Valid-Until date" (and "from the future"): the mirror's can be.

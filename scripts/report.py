@@ -3,7 +3,8 @@
 
     report.py OUT_PREFIX VARIANT=CONSOLE_LOG [VARIANT=CONSOLE_LOG ...]
 
-Reads the "@@RESULT {json}" lines of each log, writes OUT_PREFIX.json (one
+Reads the "@@RESULT {json}" lines of each log (each with the command of
+the "@@RUN" line before it), writes OUT_PREFIX.json (one
 record per workload, phase and variant) and OUT_PREFIX.md (a table), and
 prints the table. The first variant is the reference for the ratios. A
 record may name more of its fields in "metrics" ("a,b"): they get a second
@@ -27,7 +28,7 @@ def parse_console(path):
     Raises ParseError for a result line whose JSON object cannot be read:
     a result that is lost must fail the report, not show as "-".
     """
-    records, meta = [], {}
+    records, meta, command = [], {}, None
     decoder = json.JSONDecoder()
     with open(path, errors="replace") as f:
         for n, line in enumerate(f, 1):
@@ -46,7 +47,13 @@ def parse_console(path):
                 if not isinstance(rec, dict) or "workload" not in rec:
                     raise ParseError("%s:%d: result is not a workload record: %s"
                                      % (path, n, line))
+                if command:
+                    rec.setdefault("command", command)
                 records.append(rec)
+                continue
+            m = re.search(r"@@RUN (.*\S)", line)
+            if m:
+                command = m.group(1)
                 continue
             m = re.search(r"@@LAB-ACCEL (\w+)", line)
             if m:
@@ -186,6 +193,17 @@ def main(argv):
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
         lines += extra
+
+    # what ran, at which scale: each guest command (the @@RUN line before
+    # a result) with the rows it gave
+    cmds = {}
+    for k, per in by_key.items():
+        c = per.get(ref, next(iter(per.values()))).get("command")
+        if c:
+            cmds.setdefault(c, []).append(k)
+    if cmds:
+        lines += ["", "Commands (in the guest, on the data disk):", ""]
+        lines += ["- `%s`: %s" % (c, ", ".join(ks)) for c, ks in cmds.items()]
 
     text = "\n".join(notes) + "\n\n" + "\n".join(lines) + "\n"
     with open(prefix + ".md", "w") as f:

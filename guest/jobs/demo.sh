@@ -1,12 +1,13 @@
 #!/bin/sh
-# The before/after demonstration. $1 = full (seed geometry) or small.
+# make demo (scripts/side-by-side.sh demo): the before/after
+# demonstration. $1 = full or small.
 scale=${1:-full}
 cd /mnt || exit 1
 fail=0
 run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=1; }; }
 
 if [ "$scale" = full ]; then
-	# seed geometry: 4 GiB file, random faults in [3G, 4G), then [2G, 3G)
+	# a 4 GiB file, random faults in [3G, 4G), then [2G, 3G) in order
 	for n in 0 100; do
 		run seq-after-random -f big.bin -n $n -k 128 -s 2048 -l 1024 -r 3072
 	done

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The Fixes experiment (scripts/fixes-experiment.sh): the two traps, on the
-# check disk (big.bin 1 GiB, thp.bin 512 MiB), on each lab kernel variant.
+# make fixes, and make demo's 16 KiB-block part (scripts/side-by-side.sh):
+# the two traps, on the check disk (big.bin 1 GiB, thp.bin 512 MiB).
 cd /mnt || exit 1
 fail=0
 run() { echo "@@RUN $*"; "$@" || { echo "@@LAB-ERROR workload failed: $*"; fail=1; }; }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# make sharp (scripts/sharp.sh): the cases of "Beyond the seeds", one part
-# per boot. $1 = the part:
+# make sharp (scripts/side-by-side.sh sharp): readers that are not
+# sequential, streams, 16 KiB blocks, VM_HUGEPAGE; one part per boot.
+# $1 = the part:
 #   main     demo disk (ext4; big.bin 4 GiB, thp.bin 2 GiB), 2 GiB guest:
 #            adversarial, every-other, records (+ probe), recovery after
 #            100 random faults, VM_HUGEPAGE after random faults,

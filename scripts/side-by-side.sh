@@ -1,0 +1,152 @@
+#!/bin/bash
+# make demo, demo-small, sharp and fixes: workload lists, run side by side.
+#   side-by-side.sh demo|demo-small|sharp|fixes
+# A list is one or more reports; a report is its kernels and its parts; a
+# part is a guest job (guest/jobs/JOB.sh) with its arguments, data disk
+# and guest size. Every kernel of a report boots once per part, in turn;
+# each kernel's consoles, joined, are results/console-REPORT-KERNEL.log,
+# and results/REPORT.{md,json} (scripts/report.py) compares them, the
+# first kernel the reference, with each guest command (the scale of its
+# case) and every kernel's commit. docs/lab.md says what each case is.
+#
+# demo        the two traps on base and the series (results/demo.*), then
+#             300 random faults in a 1 GiB file and 256 MiB in order on xfs
+#             with 16 KiB blocks, on both (demo-lbs.*; make sharp has v3)
+# demo-small  the same on smaller files (demo-small.*, demo-small-lbs.*)
+# sharp       the probe's cost for readers that are not sequential,
+#             recovery with several streams and on 16 KiB blocks,
+#             VM_HUGEPAGE readers after random faults and with
+#             read_ahead_kb 0 (results/sharp.*, with each case's scale):
+#   SHARP_THP_MIB     the VM_HUGEPAGE passes after random faults (512)
+#   SHARP_READS       the plain random reader's reads per run (524288)
+#   SHARP_SPARSE_MIB  its sparse file (4096), in a SHARP_RANDOM_MEM guest (1G)
+#   SHARP_RUNS        its runs (5)
+#   SHARP_STREAM_MIB  the four streams together (1024), in a
+#                     SHARP_STREAM_MEM guest (512M)
+#   SHARP_VARIANTS    the kernels (base v3 patched), base first
+# fixes       which upstream commit made each trap reachable: both traps
+#             on base and on lab kernels of 7.3-rc7 that each undo one
+#             upstream change (variants/exp-*; results/fixes.*)
+#
+# patched is series/, applied as make apply applies it (apply-series.sh
+# refuses to replace work in the tree that is not exported); the other
+# kernels but base are variants/NAME.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+list=${1:?usage: side-by-side.sh demo|demo-small|sharp|fixes}
+export MMLAB_ENTRY="make $list (scripts/side-by-side.sh $list)"
+
+# report NAME KERNEL...: the parts that follow are NAME's
+reports=() parts=()
+report() { reports+=("$1|${*:2}"); }
+# part JOB ARGS DISK FS MEM TIMEOUT: DISK demo, check or lbs (the check
+# disk as xfs with 16 KiB blocks: Debian 12's mkfs.xfs -p cannot copy a
+# file over 2 GiB, so there is no demo disk on it)
+part() { local IFS='|'; parts+=("$(( ${#reports[@]} - 1 ))|$*"); }
+
+case $list in
+demo|demo-small)
+	scale=full mem=4G timeout=3600
+	[ "$list" = demo ] || scale=small mem=2G timeout=1200
+	report "$list" base patched
+	part demo "$scale" demo ext4 "$mem" "$timeout"
+	# the fixes job, where a miss reads a whole 16 KiB block
+	report "$list-lbs" base patched
+	part fixes "0 300" lbs xfs 2G "$timeout"
+	;;
+sharp)
+	thp_mib=${SHARP_THP_MIB:-512}
+	reads=${SHARP_READS:-524288}
+	runs=${SHARP_RUNS:-5}
+	sparse_mib=${SHARP_SPARSE_MIB:-4096}
+	random_mem=${SHARP_RANDOM_MEM:-1G}
+	stream_mib=${SHARP_STREAM_MIB:-1024}
+	stream_mem=${SHARP_STREAM_MEM:-512M}
+	read -r -a k <<< "${SHARP_VARIANTS:-base v3 patched}"
+	[ "${k[0]}" = base ] || die "SHARP_VARIANTS must start with base, the reference"
+	report sharp "${k[@]}"
+	part sharp "main $thp_mib" demo ext4 2G 3600
+	part sharp lbs lbs xfs 2G 1800
+	part sharp "random 0 $reads $sparse_mib $runs" demo ext4 "$random_mem" 3600
+	part sharp "streams 0 0 0 0 $stream_mib" demo ext4 "$stream_mem" 1800
+	;;
+fixes)
+	report fixes base exp-per-page exp-tried-hits exp-thp-free
+	part fixes "" check ext4 2G 1800
+	;;
+*) die "no workload list '$list' (demo, demo-small, sharp, fixes)" ;;
+esac
+
+lab_lock
+S=$LAB/scripts
+start=$(date +%s)
+bash "$S/deps.sh"
+bash "$S/fetch-base.sh"
+KROOT=$(kroot)
+bash "$S/apply-series.sh"
+built=" "
+for r in "${reports[@]}"; do
+	for v in ${r#*|}; do
+		case $built in *" $v "*) continue ;; esac
+		case $v in
+		base|patched) ;;
+		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		esac
+		bash "$S/build-kernel.sh" "$v"
+		built="$built$v "
+	done
+done
+# always anew: it must carry guest/jobs and the workloads as they are
+bash "$S/make-initramfs.sh" patched
+declare -A disks=()
+for p in "${parts[@]}"; do
+	IFS='|' read -r _ _ _ d _ <<< "$p"
+	[ -z "${disks[$d]:-}" ] || continue
+	case $d in
+	lbs) disks[$d]=$(bash "$S/make-disk.sh" check xfs16k) ;;
+	*) disks[$d]=$(bash "$S/make-disk.sh" "$d") ;;
+	esac
+	# read once on the host, so that the first kernel to run does not
+	# pay for a cold host page cache that the next one finds warm
+	log "warming the host's cache of $(basename "${disks[$d]}")"
+	cat "${disks[$d]}" > /dev/null
+done
+
+mkdir -p "$RESULTS"
+tmp=$BUILD/side-by-side
+for i in "${!reports[@]}"; do
+	name=${reports[i]%%|*}
+	read -r -a kernels <<< "${reports[i]#*|}"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	boots=$(date +%s) nb=0
+	for p in "${parts[@]}"; do
+		IFS='|' read -r ri job args d fs mem timeout <<< "$p"
+		[ "$ri" = "$i" ] || continue
+		for v in "${kernels[@]}"; do
+			log "$name: $job${args:+ $args} on $v"
+			bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -j "$job" \
+				${args:+-a "$args"} -d "${disks[$d]}" -f "$fs" -m "$mem" \
+				-t "$timeout" -o "$tmp/$nb-$v.log"
+		done
+		nb=$((nb + 1))
+	done
+	logs=()
+	for v in "${kernels[@]}"; do
+		for ((j = 0; j < nb; j++)); do cat "$tmp/$j-$v.log"; done > "$RESULTS/console-$name-$v.log"
+		logs+=("$v=$RESULTS/console-$name-$v.log")
+	done
+	python3 "$S/report.py" "$RESULTS/$name" "${logs[@]}" > /dev/null
+	{
+		echo
+		echo "## Kernels"
+		echo
+		for v in "${kernels[@]}"; do
+			echo "- $v: \`$(git -C "$KROOT/$v/src" log --format='%h %s' -1)\` ($(git -C "$KROOT/$v/src" rev-list --count lab-base..HEAD) patches on lab-base)"
+		done
+		echo
+		echo "Time: $(( $(date +%s) - boots )) s for the $((nb * ${#kernels[@]})) boots, $(( $(date +%s) - start )) s in all (with the builds, the initramfs and the disks)."
+	} >> "$RESULTS/$name.md"
+	cat "$RESULTS/$name.md"
+	log "wrote results/$name.md and results/$name.json"
+done
