@@ -26,7 +26,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make matrix (scripts/config-matrix.sh)"
 lab_lock
-bash "$(dirname "$0")/deps.sh" matrix || exit 1
 
 KROOT=$(kroot)
 for v in base patched; do
@@ -129,8 +128,17 @@ names=" $(for c in "${CONFIGS[@]}"; do printf '%s ' "${c%%|*}"; done)"
 for n in "$@"; do
 	[[ $names == *" $n "* ]] || die "no config named '$n' (configs:$names)"
 done
-LLVM=$(llvm_suffix) || LLVM=
 want=" $* "
+# the cross compiler and clang only for the configurations that use them
+# (make review runs the two gcc ones)
+group=
+for c in "${CONFIGS[@]}"; do
+	IFS='|' read -r name _ comp _ <<<"$c"
+	[ "$want" = "  " ] || [[ $want == *" $name "* ]] || continue
+	[ "$comp" = gcc ] || group=matrix
+done
+bash "$LAB/scripts/deps.sh" $group || exit 1
+LLVM=$(llvm_suffix) || LLVM=
 rows=() failed=0 total_start=$(date +%s)
 for c in "${CONFIGS[@]}"; do
 	IFS='|' read -r name arch comp frags opts <<<"$c"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # What a linux-mm reviewer checks first, on the patched work tree:
 #   checkpatch --strict per patch, W=1 and sparse (C=1) warnings of the
-#   objects the series touches (base vs patched), the mm/ objects with THP
-#   off and with LRU_GEN off, and make htmldocs for Documentation/mm (base
+#   objects the series touches (base vs patched), the same with THP off
+#   and with LRU_GEN off (as make matrix), and make htmldocs for Documentation/mm (base
 #   vs patched warnings). Prints a summary; exits 1 on any finding.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -74,20 +74,13 @@ for tag in W=1 C=1; do
 		<(grep warning: "$out/patched.$tag.log") | head -20; }
 done
 
-for frag in thp-off lru-gen-off; do
-	o=$pat/obj-$frag
-	mkdir -p "$o"
-	cp "$pat/obj/.config" "$o/.config"
-	"$pat/src/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
-		"$LAB/config/$frag.config" >/dev/null 2>&1
-	kmake patched "$o" olddefconfig >/dev/null 2>&1
-	if kmake patched "$o" mm/ > "$o/build.log" 2>&1; then
-		echo "== $frag: mm/ builds, $(grep -c 'warning:' "$o/build.log") warnings"
-		grep -q warning: "$o/build.log" && bad=1
-	else
-		echo "== $frag: mm/ does NOT build"; tail -20 "$o/build.log"; bad=1
-	fi
-done
+# THP and LRU_GEN off: make matrix's two configurations, in its object
+# directories (one build for both targets), its table in build/review
+echo "== THP off, LRU_GEN off: W=1, base vs patched (scripts/config-matrix.sh)"
+MMLAB_RESULTS=$out bash "$LAB/scripts/config-matrix.sh" x86_64-thp-off \
+	x86_64-lru-gen-off > "$out/matrix.log" 2>&1 || bad=1
+grep -E '^== x86|warnings base' "$out/matrix.log" | sed 's/^== /  /'
+grep -q '^matrix: clean' "$out/matrix.log" || { bad=1; tail -n 20 "$out/matrix.log"; }
 
 echo "== make -C tools/testing/selftests TARGETS=mm"
 # as a kselftest user builds them (uapi headers from 'make headers' of the
