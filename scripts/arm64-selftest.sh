@@ -40,22 +40,11 @@ akmake() {
 		CC="ccache ${CROSS}gcc" "$@"
 }
 
-# configure VARIANT: tinyconfig + the fragment in obj-arm64, unless it has
-# that configuration already (as build-kernel.sh)
+# configure VARIANT: tinyconfig + the fragment in obj-arm64
 configure() {
-	local v=$1 obj=$KROOT/$1/obj-arm64 hash bad
-	[ -f "$KROOT/$v/src/Makefile" ] || die "no source tree for $v"
-	mkdir -p "$obj"
-	hash=$(sha256sum < "$FRAG" | cut -c1-16)
-	[ "$(cat "$obj/.lab-config" 2>/dev/null)" = "$hash" ] && [ -f "$obj/.config" ] && return 0
-	log "arm64 $v: configuring (tinyconfig + ${FRAG##*/})"
-	akmake "$v" tinyconfig >/dev/null
-	(cd "$obj" && "$KROOT/$v/src/scripts/kconfig/merge_config.sh" -m \
-		-O "$obj" "$obj/.config" "$FRAG" >/dev/null)
-	akmake "$v" olddefconfig >/dev/null
-	bad=$(config_unstuck "$obj/.config" "$FRAG")
-	[ -z "$bad" ] || die "arm64 $v: config options did not stick:$bad"
-	echo "$hash" > "$obj/.lab-config"
+	[ -f "$KROOT/$1/src/Makefile" ] || die "no source tree for $1"
+	kconfigure "$KROOT/$1/src" "$KROOT/$1/obj-arm64" "" "$FRAG" -- akmake "$1" ||
+		die "arm64 $1: configuring failed"
 }
 
 stage_kernels() {
@@ -130,25 +119,13 @@ elf_libs() {
 }
 
 build_selftest() {
-	local v=patched s st hdr extra f
-	s=$KROOT/$v/src st=$s/tools/testing/selftests/mm
-	[ -f "$st/mmap_miss_recovery.c" ] || die "$v has no mmap_miss_recovery.c selftest"
-	hdr=$KROOT/$v/obj-arm64/usr/include
-	if [ ! -f "$hdr/linux/mman.h" ] || [ "$hdr/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
+	local v=patched s=$KROOT/patched/src hdr=$KROOT/patched/obj-arm64/usr/include
+	[ -f "$s/tools/testing/selftests/mm/mmap_miss_recovery.c" ] || die "$v has no mmap_miss_recovery.c selftest"
+	if stale_headers "$hdr" "$s"; then
 		configure "$v"
 		akmake "$v" headers >/dev/null || die "make ARCH=arm64 headers failed in $v"
 	fi
-	extra=
-	for f in vm_util.c hugepage_settings.c thp_settings.c; do
-		[ -f "$st/$f" ] && extra="$extra $f"
-	done
-	# include order as the kselftest Makefiles: the uapi of the tree, then
-	# tools/include/uapi, both -isystem (its linux/types.h has no __u128,
-	# which arm64's asm/sigcontext.h needs)
-	# shellcheck disable=SC2086
-	(cd "$st" && "${CROSS}gcc" -O2 -Wall -static -isystem "$hdr" -I. \
-		-I"$s/tools/testing/selftests" -isystem "$s/tools/include/uapi" \
-		-o "$OUT/guest/bin/mmap_miss_recovery" mmap_miss_recovery.c $extra -lm) \
+	selftest_cc "${CROSS}gcc" "$s" "$hdr" "$OUT/guest/bin/mmap_miss_recovery" \
 		2> "$OUT/selftest-build.log" ||
 		{ cat "$OUT/selftest-build.log" >&2; die "building the arm64 selftest failed"; }
 	log "arm64 initramfs: selftest from $v ($(grep -c warning: "$OUT/selftest-build.log") warnings)"

@@ -8,8 +8,6 @@
 #   BENCH_SCALE=full (default; 87 min from nothing on a new Debian 12
 #                        root here) or small (a quick look, base and the
 #                        series only; 17 min from nothing)
-#   BENCH_KDIR=DIR       take DIR/VARIANT/bzImage instead of building the
-#                        kernels (e.g. /work/kernels: ready-built ones)
 #   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
 #                        compared, the first the reference (the default
 #                        of the full scale; small: "base patched"); base,
@@ -138,29 +136,22 @@ start=$(date +%s)
 
 bash "$S/deps.sh" bench
 kernels=()
-if [ -n "${BENCH_KDIR:-}" ]; then
-	for v in "${variants[@]}"; do
-		[ -f "$BENCH_KDIR/$v/bzImage" ] || die "BENCH_KDIR: no $BENCH_KDIR/$v/bzImage"
-		kernels+=("$BENCH_KDIR/$v/bzImage")
-	done
-else
-	for v in "${variants[@]}"; do
-		case $v in
-		base|patched) ;;
-		*) [ -d "$LAB/variants/$v" ] || die "BENCH_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
-		esac
-	done
-	bash "$S/fetch-base.sh"
-	bash "$S/apply-series.sh"
-	for v in "${variants[@]}"; do
-		case $v in
-		base|patched) ;;
-		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-		esac
-		bash "$S/build-kernel.sh" "$v"
-		kernels+=("$BUILD/$v/bzImage")
-	done
-fi
+for v in "${variants[@]}"; do
+	case $v in
+	base|patched) ;;
+	*) [ -d "$LAB/variants/$v" ] || die "BENCH_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
+	esac
+done
+bash "$S/fetch-base.sh"
+bash "$S/apply-series.sh"
+for v in "${variants[@]}"; do
+	case $v in
+	base|patched) ;;
+	*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+	esac
+	bash "$S/build-kernel.sh" "$v"
+	kernels+=("$BUILD/$v/bzImage")
+done
 root=$(bash "$S/make-benchroot.sh")
 disk=$(bash "$S/make-benchroot.sh" disk "$scale")
 # Read the images once on the host, so that the first kernel does not pay
@@ -216,7 +207,7 @@ elapsed=$(( $(date +%s) - start ))
 
 # the command as given: make bench and the settings that were set
 cmd="BENCH_SCALE=$scale"
-for x in KDIR VARIANTS ROUNDS EXP_ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
+for x in VARIANTS ROUNDS EXP_ROUNDS REPS SQLITE_NS NUMPY_N NUMPY_ROUNDS METHOD_ROUNDS AFTER_ROUNDS \
 	VMSCAL_ROUNDS VMSCAL VMSCAL_MEM RP RA_KB MEM; do
 	x=BENCH_$x
 	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""

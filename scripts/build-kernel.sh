@@ -38,21 +38,7 @@ MK=(kmake "$variant" "$obj")
 # uname -r says the flavour (the last LOCALVERSION on make's command line wins)
 [ -z "${LAB_FLAVOR:-}" ] || MK+=(LOCALVERSION="-$out")
 
-# Reconfigure only when the fragments change, so that a rebuild after an
-# edit to mm/filemap.c stays incremental.
-hash=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
-if [ "$(cat "$obj/.lab-config" 2>/dev/null)" != "$hash" ] || [ ! -f "$obj/.config" ]; then
-	log "$out: configuring (tinyconfig + ${frags[*]##*/})"
-	"${MK[@]}" tinyconfig >/dev/null
-	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-		"$obj/.config" "${frags[@]}" >/dev/null)
-	"${MK[@]}" olddefconfig >/dev/null
-	# merge_config only warns; a requested option that did not stick
-	# is a broken fragment.
-	bad=$(config_unstuck "$obj/.config" "${frags[@]}")
-	[ -z "$bad" ] || die "$out: config options did not stick:$bad"
-	echo "$hash" > "$obj/.lab-config"
-fi
+kconfigure "$src" "$obj" "" "${frags[@]}" -- "${MK[@]}" || die "$out: configuring failed"
 
 log "$out: building bzImage"
 start=$(date +%s)

@@ -16,9 +16,6 @@
 # does a build failure or a config without the options it is meant to
 # have. Writes results/config-matrix.md; exits 1 on any failure.
 #   config-matrix.sh [NAME...]   only those configs
-#   MATRIX_TEST_KCFLAGS=FLAGS    (to test this script) build patched's
-#       objects with KCFLAGS=FLAGS, e.g. -Wshadow: its new warnings must
-#       fail the config
 # Obj dirs: $KROOT/{base,patched}/obj-matrix-NAME, kept between runs, so a
 # second run reconfigures nothing and rebuilds two objects per tree
 # (from ccache when the sources did not change).
@@ -83,24 +80,11 @@ mk() {
 		kmake "$v" "$o" "${args[@]}" "$@"
 }
 
-# configure VARIANT OBJDIR FRAGMENTS: tinyconfig + FRAGMENTS, unless OBJDIR
-# has that configuration already; dies when a fragment did not stick
+# configure VARIANT OBJDIR FRAGMENTS: tinyconfig + FRAGMENTS, with this
+# config's make arguments (part of the key: ARCH and compiler)
 configure() {
-	local v=$1 o=$2 frags=$3 hash bad
 	# shellcheck disable=SC2086
-	hash=$( (echo "$MARGS"; cat $frags) | sha256sum | cut -c1-16)
-	[ "$(cat "$o/.lab-config" 2>/dev/null)" = "$hash" ] && [ -f "$o/.config" ] && return 0
-	rm -f "$o/.lab-config"
-	mkdir -p "$o"
-	mk "$v" "$o" tinyconfig > "$o/config.log" 2>&1 || return 1
-	# shellcheck disable=SC2086
-	(cd "$o" && "$KROOT/$v/src/scripts/kconfig/merge_config.sh" -m -O "$o" \
-		"$o/.config" $frags) >> "$o/config.log" 2>&1 || return 1
-	mk "$v" "$o" olddefconfig >> "$o/config.log" 2>&1 || return 1
-	# shellcheck disable=SC2086
-	bad=$(config_unstuck "$o/.config" $frags 2>>"$o/config.log")
-	[ -z "$bad" ] || { echo "config options did not stick:$bad" >> "$o/config.log"; return 1; }
-	echo "$hash" > "$o/.lab-config"
+	kconfigure "$KROOT/$1/src" "$2" "$MARGS" $3 -- mk "$1" "$2"
 }
 
 # check_options CONFIG OPTIONS: print each option's value; 1 when one is
@@ -169,10 +153,7 @@ for c in "${CONFIGS[@]}"; do
 			res="FAIL (prepare $v)"; tail -5 "$out/$name-$v.prepare.log" | sed 's/^/    /'; break
 		fi
 		for f in "${OBJS[@]}"; do rm -f "$o/$f"; done
-		extra=()
-		[ "$v" = patched ] && [ -n "${MATRIX_TEST_KCFLAGS:-}" ] &&
-			extra=(KCFLAGS="$MATRIX_TEST_KCFLAGS")
-		if ! mk "$v" "$o" W=1 "${extra[@]}" "${OBJS[@]}" > "$log" 2>&1; then
+		if ! mk "$v" "$o" W=1 "${OBJS[@]}" > "$log" 2>&1; then
 			res="FAIL (build $v)"; grep -E 'error' "$log" | head -5 | sed 's/^/    /'; break
 		fi
 		warnings "$log" > "$out/$name-$v.warn"

@@ -54,6 +54,30 @@ kmake() {
 		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
 }
 
+# selftest_cc CC TREE HDR OUT [FILE]: build the mm selftest FILE of TREE
+# (default mmap_miss_recovery.c) statically into OUT against the uapi
+# headers HDR ('make headers' of the tree), linked with the helpers the mm
+# Makefile links into every test, with its flags and include order (the
+# tree's uapi, then tools/include/uapi: that one's linux/types.h has no
+# __u128, which arm64's asm/sigcontext.h needs). From the test's
+# directory, so that its messages name it briefly.
+selftest_cc() {
+	local cc=$1 s=$2 hdr=$3 out=$4 file=${5:-mmap_miss_recovery.c} f
+	local st=$2/tools/testing/selftests/mm helpers=()
+	for f in vm_util.c hugepage_settings.c thp_settings.c; do
+		[ -f "$st/$f" ] && helpers+=("$f")
+	done
+	(cd "$st" && $cc -O2 -Wall -static -D_GNU_SOURCE= -isystem "$hdr" -I. \
+		-I"$s/tools/testing/selftests" -isystem "$s/tools/include/uapi" \
+		-o "$out" "$file" "${helpers[@]}" -lm)
+}
+
+# stale_headers HDR TREE: HDR, the uapi headers of 'make headers', is
+# missing or older than TREE's
+stale_headers() {
+	[ ! -f "$1/linux/mman.h" ] || [ "$1/linux/mman.h" -ot "$2/include/uapi/linux/mman.h" ]
+}
+
 # private_apt DIR KIND: set APTOPT to the options of a private apt setup in
 # DIR: its own sources.list (KIND "deb" or "deb-src" lines for $APT_SUITES),
 # lists, empty status and cache, so that the machine's apt configuration is
@@ -169,6 +193,33 @@ config_unstuck() {
 			fi
 		fi
 	done
+}
+
+# kconfigure SRC OBJ KEY FRAGMENT... -- MAKE...: configure OBJ as
+# tinyconfig + the fragments (a later one overrides an earlier one) with
+# the make command MAKE... (its target appended), unless OBJ has that
+# configuration already (KEY, if any, and the fragments), so that a rebuild
+# after an edit stays incremental. Fails, saying which, when an option of
+# the fragments did not stick (merge_config only warns: a broken fragment).
+kconfigure() {
+	local src=$1 obj=$2 key=$3 frags=() hash bad
+	shift 3
+	while [ "$1" != -- ]; do frags+=("$1"); shift; done
+	shift
+	hash=$({ [ -z "$key" ] || echo "$key"; cat "${frags[@]}"; } | sha256sum | cut -c1-16)
+	[ "$(cat "$obj/.lab-config" 2>/dev/null)" = "$hash" ] && [ -f "$obj/.config" ] && return 0
+	rm -f "$obj/.lab-config"
+	mkdir -p "$obj"
+	log "${obj#"$CACHE"/}: configuring (tinyconfig + ${frags[*]##*/})"
+	if ! { "$@" tinyconfig && (cd "$obj" && "$src/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" "${frags[@]}") && "$@" olddefconfig; } \
+		> "$obj/config.log" 2>&1; then
+		tail -n 5 "$obj/config.log" >&2
+		return 1
+	fi
+	bad=$(config_unstuck "$obj/.config" "${frags[@]}")
+	[ -z "$bad" ] || { echo "config options did not stick:$bad" | tee -a "$obj/config.log" >&2; return 1; }
+	echo "$hash" > "$obj/.lab-config"
 }
 
 # Fixed identities and dates so that commits, and therefore exported

@@ -5,10 +5,8 @@
 # series' selftest built statically from VARIANT's source (default:
 # patched).
 #   make-initramfs.sh [VARIANT]  -> build/initramfs.cpio
-# For development:
-#   LAB_SELFTEST_SRC=/path/mmap_miss_recovery.c  builds that file instead of
-#       the tree's, with VARIANT's selftest helpers (vm_util.c, ...), so
-#       that any tree, base too, can carry it;
+#   LAB_SELFTEST_EXTRA="VARIANT..."  adds each one's own selftest as
+#       mmap_miss_recovery-VARIANT (make check: patch 1 alone);
 #   LAB_SELFTEST_HEADERS=DIR  takes the uapi headers from DIR (e.g.
 #       /usr/include) instead of running 'make headers' in VARIANT's tree.
 #   LAB_INITRAMFS_EXTRA=DIR  adds DIR's files (not its subdirectories)
@@ -25,10 +23,6 @@ src=$KROOT/$variant/src
 if [ -n "${LAB_INITRAMFS_EXTRA:-}" ]; then
 	[ -d "$LAB_INITRAMFS_EXTRA" ] || die "LAB_INITRAMFS_EXTRA: no directory '$LAB_INITRAMFS_EXTRA'"
 	LAB_INITRAMFS_EXTRA=$(realpath "$LAB_INITRAMFS_EXTRA")
-fi
-if [ -n "${LAB_SELFTEST_SRC:-}" ]; then
-	[ -f "$LAB_SELFTEST_SRC" ] || die "LAB_SELFTEST_SRC: no file '$LAB_SELFTEST_SRC'"
-	LAB_SELFTEST_SRC=$(realpath "$LAB_SELFTEST_SRC")
 fi
 
 # A static busybox: the initramfs carries no libraries for it. ldd, unlike
@@ -51,43 +45,24 @@ make -s -C "$LAB/workloads" OUT="$out/bin" CC="ccache gcc" ||
 	die "building the workloads failed"
 
 # The series' selftest, built static from each tree that has it: from
-# VARIANT as mmap_miss_recovery, from each of LAB_SELFTEST_EXTRA (e.g. a
-# tree with only the first patch) as mmap_miss_recovery-<variant>.
-# LAB_SELFTEST_SRC, when set, replaces the main variant's source file.
+# VARIANT as mmap_miss_recovery, from each of LAB_SELFTEST_EXTRA as
+# mmap_miss_recovery-VARIANT.
 build_selftest() {
-	local v=$1 name=$2 file=${3:-} s o st hdr extra f
-	s=$KROOT/$v/src o=$KROOT/$v/obj st=$KROOT/$v/src/tools/testing/selftests/mm
-	[ -n "$file" ] || file=$st/mmap_miss_recovery.c
-	[ -f "$file" ] || return 1
-	[ -f "$st/vm_util.c" ] || die "$v has no mm selftest helpers ($st/vm_util.c)"
+	local v=$1 name=$2 s=$KROOT/$1/src o=$KROOT/$1/obj hdr
+	[ -f "$s/tools/testing/selftests/mm/mmap_miss_recovery.c" ] || return 1
+	[ -f "$s/tools/testing/selftests/mm/vm_util.c" ] || die "$v has no mm selftest helpers (vm_util.c)"
+	hdr=${LAB_SELFTEST_HEADERS:-$o/usr/include}
 	if [ -n "${LAB_SELFTEST_HEADERS:-}" ]; then
-		hdr=$LAB_SELFTEST_HEADERS
 		[ -f "$hdr/linux/mman.h" ] || die "LAB_SELFTEST_HEADERS: no $hdr/linux/mman.h"
-	else
-		# uapi headers of the tree under test, as 'make headers' gives them
-		hdr=$o/usr/include
+	elif stale_headers "$hdr" "$s"; then
 		mkdir -p "$o"
-		if [ ! -f "$hdr/linux/mman.h" ] ||
-		   [ "$hdr/linux/mman.h" -ot "$s/include/uapi/linux/mman.h" ]; then
-			kmake "$v" "$o" headers >/dev/null ||
-				die "make headers failed in $v"
-		fi
+		kmake "$v" "$o" headers >/dev/null || die "make headers failed in $v"
 	fi
-	# linked with the helpers every mm selftest gets (see the mm Makefile)
-	extra=
-	for f in vm_util.c hugepage_settings.c thp_settings.c; do
-		[ -f "$st/$f" ] && extra="$extra $f"
-	done
-	# from the test's directory, so that its messages name it briefly
-	# shellcheck disable=SC2086
-	(cd "$st" && gcc -O2 -Wall -static -isystem "$hdr" -I. \
-		-I"$s/tools/testing/selftests" -I"$s/tools/include/uapi" \
-		-o "$out/bin/$name" "$file" $extra \
-		-lm) 2> "$out/selftest-build-$v.log" ||
+	selftest_cc gcc "$s" "$hdr" "$out/bin/$name" 2> "$out/selftest-build-$v.log" ||
 		{ cat "$out/selftest-build-$v.log" >&2; die "building the selftest of $v failed"; }
-	log "initramfs: selftest $name from $v${3:+ with $file}"
+	log "initramfs: selftest $name from $v"
 }
-build_selftest "$variant" mmap_miss_recovery "${LAB_SELFTEST_SRC:-}" ||
+build_selftest "$variant" mmap_miss_recovery ||
 	log "initramfs: $variant has no mmap_miss_recovery selftest (empty series?)"
 for v in ${LAB_SELFTEST_EXTRA:-}; do
 	build_selftest "$v" "mmap_miss_recovery-$v" || die "$v has no selftest"

@@ -23,9 +23,6 @@
 # the series fails, in any round, a test or subtest that base fails in
 # none.
 #
-#   MMTESTS_KERNEL_DIR  take DIR/base/bzImage and DIR/patched/bzImage
-#                       (e.g. /work/kernels) instead of building the two
-#                       kernels as make demo does (build/VARIANT/bzImage)
 #   MMTESTS_ONLY        run only the tests whose ID matches this shell
 #                       pattern (default: all of the list), for development
 # Run it under nice on a shared machine (nice -n 10 make mm-selftests).
@@ -52,22 +49,11 @@ variants=(base patched)
 start=$(date +%s)
 
 bash "$S/deps.sh"
-if [ -n "${MMTESTS_KERNEL_DIR:-}" ]; then
-	kdir=$(realpath "$MMTESTS_KERNEL_DIR") ||
-		die "MMTESTS_KERNEL_DIR: no directory '$MMTESTS_KERNEL_DIR'"
-	for v in "${variants[@]}"; do
-		[ -f "$kdir/$v/bzImage" ] || die "MMTESTS_KERNEL_DIR: no $kdir/$v/bzImage"
-	done
-	KROOT=$(kroot)
-	[ -d "$KROOT/patched/src" ] ||
-		die "no series tree $KROOT/patched/src (scripts/apply-series.sh)"
-else
-	bash "$S/fetch-base.sh"
-	KROOT=$(kroot)
-	bash "$S/apply-series.sh"
-	for v in "${variants[@]}"; do bash "$S/build-kernel.sh" "$v"; done
-	kdir=$BUILD
-fi
+bash "$S/fetch-base.sh"
+KROOT=$(kroot)
+bash "$S/apply-series.sh"
+for v in "${variants[@]}"; do bash "$S/build-kernel.sh" "$v"; done
+kdir=$BUILD
 
 # ---- the plan: "ID TIMEOUT WHERE BINARY ARGS..." per test to run
 out=$BUILD/mm-selftests

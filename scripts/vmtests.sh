@@ -19,11 +19,9 @@ root=$(bash "$LAB/scripts/make-benchroot.sh")
 src=$KROOT/patched/src st=$src/tools/testing/selftests/mm obj=$KROOT/patched/obj
 out=$BUILD/vmtests
 rm -rf "$out" && mkdir -p "$out/stage/mm"
-[ -f "$obj/usr/include/linux/mman.h" ] || kmake patched "$obj" headers >/dev/null
-(cd "$st" && gcc -Wall -O2 -static -D_GNU_SOURCE= -isystem "$obj/usr/include" \
-	-isystem "$src/tools/include/uapi" -I"$src/tools/testing/selftests" \
-	-o "$out/stage/mm/mmap_miss_recovery" mmap_miss_recovery.c vm_util.c \
-	hugepage_settings.c -lm) || die "building the selftest failed"
+! stale_headers "$obj/usr/include" "$src" || kmake patched "$obj" headers >/dev/null
+selftest_cc gcc "$src" "$obj/usr/include" "$out/stage/mm/mmap_miss_recovery" ||
+	die "building the selftest failed"
 cp "$st/run_vmtests.sh" "$st/ksft_mmap_miss.sh" "$out/stage/mm/"
 truncate -s 512M "$out/disk.img"
 mkfs.ext4 -q -F -d "$out/stage" "$out/disk.img" || die "mkfs.ext4 -d failed"
