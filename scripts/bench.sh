@@ -135,23 +135,9 @@ S=$LAB/scripts
 start=$(date +%s)
 
 bash "$S/deps.sh" bench
-kernels=()
-for v in "${variants[@]}"; do
-	case $v in
-	base|patched) ;;
-	*) [ -d "$LAB/variants/$v" ] || die "BENCH_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
-	esac
-done
-bash "$S/fetch-base.sh"
-bash "$S/apply-series.sh"
-for v in "${variants[@]}"; do
-	case $v in
-	base|patched) ;;
-	*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-	esac
-	bash "$S/build-kernel.sh" "$v"
-	kernels+=("$BUILD/$v/bzImage")
-done
+build_kernels "${variants[@]}"
+kernels=("${variants[@]/#/$BUILD/}")
+kernels=("${kernels[@]/%//bzImage}")
 root=$(bash "$S/make-benchroot.sh")
 disk=$(bash "$S/make-benchroot.sh" disk "$scale")
 # Read the images once on the host, so that the first kernel does not pay

@@ -54,6 +54,23 @@ kmake() {
 		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
 }
 
+# build_kernels VARIANT...: the base tree, the series' work tree and each
+# VARIANT's (base, patched or a directory of variants/), each built
+# (LAB_FLAVOR as build-kernel.sh takes it); incremental where built
+build_kernels() {
+	local v
+	bash "$LAB/scripts/fetch-base.sh"
+	bash "$LAB/scripts/apply-series.sh"
+	for v in "$@"; do
+		case $v in
+		base|patched) ;;
+		*) [ -d "$LAB/variants/$v" ] || die "no kernel '$v': neither base, patched nor a directory of variants/"
+		   bash "$LAB/scripts/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		esac
+		bash "$LAB/scripts/build-kernel.sh" "$v"
+	done
+}
+
 # selftest_cc CC TREE HDR OUT [FILE]: build the mm selftest FILE of TREE
 # (default mmap_miss_recovery.c) statically into OUT against the uapi
 # headers HDR ('make headers' of the tree), linked with the helpers the mm

@@ -49,11 +49,8 @@ variants=(base patched)
 start=$(date +%s)
 
 bash "$S/deps.sh"
-bash "$S/fetch-base.sh"
+build_kernels "${variants[@]}"
 KROOT=$(kroot)
-bash "$S/apply-series.sh"
-for v in "${variants[@]}"; do bash "$S/build-kernel.sh" "$v"; done
-kdir=$BUILD
 
 # ---- the plan: "ID TIMEOUT WHERE BINARY ARGS..." per test to run
 out=$BUILD/mm-selftests
@@ -81,7 +78,7 @@ src=$KROOT/patched/src st=$KROOT/patched/src/tools/testing/selftests/mm
 obj=$KROOT/patched/obj-mmtests
 [ -f "$st/vm_util.c" ] || die "no mm selftests in $st"
 hdr=$obj/usr/include
-if [ ! -f "$hdr/linux/mman.h" ] || [ "$hdr/linux/mman.h" -ot "$src/include/uapi/linux/mman.h" ]; then
+if stale_headers "$hdr" "$src"; then
 	log "mm-selftests: make headers (patched, into ${obj#"$KROOT"/})"
 	mkdir -p "$obj"
 	kmake patched "$obj" headers >/dev/null ||
@@ -147,15 +144,15 @@ mkdir -p "$RESULTS"
 logs=() guest_rc=0
 for v in "${variants[@]}"; do
 	con=$RESULTS/console-mm-selftests-$v.log
-	log "mm-selftests: on $v ($kdir/$v/bzImage)"
+	log "mm-selftests: on $v (build/$v/bzImage)"
 	t0=$(date +%s)
-	if ! bash "$S/run-guest.sh" -k "$kdir/$v/bzImage" -i "$initrd" \
+	if ! bash "$S/run-guest.sh" -k "$BUILD/$v/bzImage" -i "$initrd" \
 		-j mm-selftests -a "$rounds" -d "$disk" -f ext4 -m "$mem" \
 		-t "$guest_timeout" -o "$con"; then
 		warn "mm-selftests: the guest run on $v did not finish cleanly (above); its tests are reported as they ran"
 		guest_rc=1
 	fi
-	echo "@@MMT-HOST seconds=$(( $(date +%s) - t0 )) kernel=$kdir/$v/bzImage" >> "$con"
+	echo "@@MMT-HOST seconds=$(( $(date +%s) - t0 )) kernel=$BUILD/$v/bzImage" >> "$con"
 	logs+=("$v=$con")
 done
 

@@ -82,21 +82,10 @@ lab_lock
 S=$LAB/scripts
 start=$(date +%s)
 bash "$S/deps.sh"
-bash "$S/fetch-base.sh"
+# every kernel of every report, once
+mapfile -t all < <(for r in "${reports[@]}"; do printf '%s\n' ${r#*|}; done | awk '!seen[$0]++')
+build_kernels "${all[@]}"
 KROOT=$(kroot)
-bash "$S/apply-series.sh"
-built=" "
-for r in "${reports[@]}"; do
-	for v in ${r#*|}; do
-		case $built in *" $v "*) continue ;; esac
-		case $v in
-		base|patched) ;;
-		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-		esac
-		bash "$S/build-kernel.sh" "$v"
-		built="$built$v "
-	done
-done
 # always anew: it must carry guest/jobs and the workloads as they are
 bash "$S/make-initramfs.sh" patched
 declare -A disks=()

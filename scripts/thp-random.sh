@@ -10,16 +10,10 @@ set -euo pipefail
 
 rounds=${THPR_ROUNDS:-3} n=${THPR_ACCESSES:-64}
 [ $# -gt 0 ] || set -- base v3 patched
-# the kernels (incremental where built) and the initramfs with the workload
-bash "$LAB/scripts/fetch-base.sh"
-for v in "$@"; do
-	case $v in
-	base) ;;
-	patched) bash "$LAB/scripts/apply-series.sh" ;;
-	*) bash "$LAB/scripts/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-	esac
-	bash "$LAB/scripts/build-kernel.sh" "$v"
-done
+export MMLAB_ENTRY="make thp-random (scripts/thp-random.sh)"
+lab_lock
+# the kernels and the initramfs with the workload
+build_kernels "$@"
 bash "$LAB/scripts/make-initramfs.sh"
 disk=$(bash "$LAB/scripts/make-disk.sh" check)
 out=$RESULTS/v4-thp-random

@@ -24,12 +24,8 @@ done
 S=$LAB/scripts
 start=$(date +%s)
 bash "$S/deps.sh" bench
-bash "$S/fetch-base.sh"
-bash "$S/apply-series.sh"
 variants=(base patched)
-for v in "${variants[@]}"; do
-	LAB_FLAVOR=bench bash "$S/build-kernel.sh" "$v"
-done
+LAB_FLAVOR=bench build_kernels "${variants[@]}"
 root=$(bash "$S/make-benchroot.sh")
 disk=$(bash "$S/make-benchroot.sh" disk small)
 

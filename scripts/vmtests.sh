@@ -8,10 +8,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -gt 0 ] || set -- base patched
 bash "$LAB/scripts/deps.sh" bench
-bash "$LAB/scripts/fetch-base.sh"
-bash "$LAB/scripts/apply-series.sh"
+export MMLAB_ENTRY="make vmtests (scripts/vmtests.sh)"
+lab_lock
+build_kernels "$@"
 KROOT=$(kroot)
-for v in "$@"; do bash "$LAB/scripts/build-kernel.sh" "$v"; done
 root=$(bash "$LAB/scripts/make-benchroot.sh")
 
 # the data disk: the patched tree's mm selftest scripts and the test,
