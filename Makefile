@@ -32,13 +32,13 @@ demo-small:      ## the same on smaller files, for a quick look -> results/demo-
 	bash $(S)/side-by-side.sh demo-small
 check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 7 min in CI with the cache, 29 min on a new root | root, network
 	bash $(S)/check.sh
-check-lab:       ## only the lab's own tests, before any kernel is built | seconds | nothing
+check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 30 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
 bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 87 min from nothing, 64 cached | root, network
 	bash $(S)/bench.sh
 bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 17 min from nothing | root, network
 	BENCH_SCALE=small bash $(S)/bench.sh
-bench-apps:      ## llama.cpp, GraphicsMagick, fio in a sid guest -> results/apps.{md,json} | not timed yet | root, network
+bench-apps:      ## llama.cpp, GraphicsMagick in a sid guest -> results/apps.{md,json} | not timed yet | root, network
 	bash $(S)/bench-apps.sh
 trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md | 41 s with its kernels built, first build 21 min | root, network
 	bash $(S)/trace.sh
@@ -54,7 +54,7 @@ stress:          ## data-checking stress on KASAN/lockdep debug kernels -> resul
 	bash $(S)/stress.sh
 mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network
 	bash $(S)/mm-selftests.sh
-review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off, htmldocs -> results/review.txt | not timed | network, once, for sparse's source
+review:          ## checkpatch, W=1, sparse, THP/LRU_GEN off (as make matrix), htmldocs -> results/review.txt | not timed | root, network (once: sparse's source)
 	bash $(S)/review.sh
 matrix:          ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K | 38 s warm, 5 min cold objects | root, network
 	bash $(S)/config-matrix.sh

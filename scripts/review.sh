@@ -3,11 +3,15 @@
 #   checkpatch --strict per patch, W=1 and sparse (C=1) warnings of the
 #   objects the series touches (base vs patched), the same with THP off
 #   and with LRU_GEN off (as make matrix), and make htmldocs for Documentation/mm (base
-#   vs patched warnings). Prints a summary; exits 1 on any finding.
+#   vs patched warnings). Prints a summary, kept in results/review.txt;
+#   exits 1 on any finding.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 export MMLAB_ENTRY="make review (scripts/review.sh)"
 lab_lock
+mkdir -p "$RESULTS"
+exec > >(tee "$RESULTS/review.txt") 2>&1
+echo "bash scripts/review.sh"
 
 KROOT=$(kroot)
 pat=$KROOT/patched
