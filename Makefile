@@ -32,7 +32,7 @@ demo-small:      ## the same on smaller files, for a quick look -> results/demo-
 	bash $(S)/side-by-side.sh demo-small
 check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 7 min in CI with the cache, 29 min on a new root | root, network
 	bash $(S)/check.sh
-check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 30 s to 1 min | nothing
+check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 15 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
 bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 87 min from nothing, 64 cached | root, network
 	bash $(S)/bench.sh
