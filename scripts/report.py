@@ -129,7 +129,9 @@ def main(argv):
                      base_package=base.get("BASE_PKG_USED"),
                      base_version=base.get("BASE_VERSION_USED"),
                      base_pinned=base.get("BASE_PINNED") == "yes",
-                     series_patches=int(info.get("SERIES_PATCHES", "0") or 0),
+                     # unknown (None) where this checkout did not build
+                     # the kernel: consoles reported again elsewhere
+                     series_patches=int(info["SERIES_PATCHES"]) if info.get("SERIES_PATCHES") else None,
                      commit=info.get("COMMIT"))
             out.append(r)
             by_key.setdefault(key_of(r), {})[variant] = r
