@@ -2,6 +2,8 @@
 # The Debian sid guest root of make bench-apps, and its data disk.
 #   apps/make-root.sh           -> prints the root image's path
 #   apps/make-root.sh disk      -> prints the data disk's path
+#   apps/make-root.sh versions  -> prints the path of PACKAGE=VERSION lines
+#                                  of the root's packages
 # 1. A minbase sid root with the packages of apps/packages.txt (Debian's
 #    llama.cpp-tools, python3-gguf, graphicsmagick, ...), made with
 #    mmdebstrap from the lab's mirror ($APT_MIRROR of lab.conf) with this
@@ -55,6 +57,7 @@ if [ "${APPSROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
 		die "mmdebstrap failed (full log: $dir/mmdebstrap.log)"
 	fi
 	mv "$tmp" "$tarball"
+	rm -f "$tarball.versions"
 	trap - EXIT
 	echo "$key" > "$tarball.key"
 	log "apps root tarball made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
@@ -107,7 +110,16 @@ if [ "${1:-}" = disk ]; then
 	make_disk
 	exit 0
 fi
-[ $# = 0 ] || die "usage: apps/make-root.sh [disk]"
+if [ "${1:-}" = versions ]; then
+	if [ ! -s "$tarball.versions" ]; then
+		tar -xOf "$tarball" ./var/lib/dpkg/status |
+			awk '/^Package:/ {p = $2} /^Version:/ {print p "=" $2}' | LC_ALL=C sort > "$tarball.versions.tmp"
+		mv "$tarball.versions.tmp" "$tarball.versions"
+	fi
+	echo "$tarball.versions"
+	exit 0
+fi
+[ $# = 0 ] || die "usage: apps/make-root.sh [disk|versions]"
 
 # --- 2. the image: root + /lab -------------------------------------------
 mapfile -t files < <(cd "$LAB" && { echo apps/init; echo apps/ggufread.c; echo apps/touch-first.c;

@@ -9,7 +9,7 @@ kernel-VARIANT.env and the consoles, as scripts/bench-apps.sh leaves them
 first the reference, "value ±stddev% %change value"; every run in the
 JSON; charts of the major faults with every run drawn (gnuplot).
 """
-import json, os, re, statistics, subprocess, sys, tempfile
+import json, os, re, statistics, subprocess, sys, tempfile, textwrap
 
 
 def env(path):
@@ -144,13 +144,25 @@ for v in variants:
     # GraphicsMagick
     for r in per_run("gm", None, v):
         key = r["boot_round"] * 100 + r["rep"]
-        case = "gm." + {"swirl-mapcache": "mapcache"}.get(r.get("case"), "swirl")
+        case = "gm." + r.get("case", "swirl")
         fig("gm", case, "iter_per_min", v, key, r.get("iter_per_min"))
         fig("gm", case, "major_faults", v, key, r["major_faults"])
         fig("gm", case, "root_disk_kib", v, key, r["vda_kib"])
         fig("gm", case, "data_disk_kib", v, key, r["vdb_kib"])
 
 # --- summary: per case, metric and kernel --------------------------------
+# the names the report gives the kernels (variants/ names the lab's)
+NAMES = {"base": "base", "exp-per-page": "0b9c0aeba938 reverted", "patched": "v4"}
+WHAT = {"base": "7.3-rc7 as Debian ships it (linux-source-7.3 7.3~rc7-1~exp1), the lab's base",
+        "exp-per-page": "base with 0b9c0aeba938 undone (variants/exp-per-page): the robot's "
+                        "\"before\"",
+        "patched": "base + series/0001-0002, the series as posted"}
+
+
+def name(v):
+    return NAMES.get(v, v)
+
+
 summary = []
 keys = []
 for f in figures:
@@ -165,14 +177,24 @@ for k in keys:
         if not xs:
             continue
         m, sd, n = mean_sd(xs)
-        row["kernels"][v] = {"mean": round(m, 4), "stddev_pct": round(sd, 1), "runs": n,
+        row["kernels"][v] = {"median": statistics.median(xs), "mean": round(m, 4),
+                             "stddev_pct": round(sd, 1), "runs": n,
                              "min": min(xs), "max": max(xs), "values": xs}
     summary.append(row)
 
-doc = {"command": cmd, "elapsed_s": int(elapsed) if elapsed.isdigit() else None, "accel": sorted(accel), "guest_mem": mem,
-       "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
-       "kernels": kernels, "variants": variants, "boots": boots, "summary": summary,
-       "figures": figures, "runs": results, "parts": parts}
+
+def get(case, metric, v):
+    for r in summary:
+        if r["case"] == case and r["metric"] == metric:
+            return r["kernels"].get(v)
+    return None
+
+
+doc = {"command": cmd, "elapsed_s": int(elapsed) if elapsed.isdigit() else None,
+       "lab_commit": run.get("LAB_COMMIT"), "qemu": run.get("QEMU"), "accel": sorted(accel),
+       "guest_mem": mem, "root_image": root, "data_disk": disk, "kernels": kernels,
+       "variants": variants, "names": {v: name(v) for v in variants}, "boots": boots,
+       "summary": summary, "figures": figures, "runs": results, "parts": parts}
 with open(out + ".json", "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")
@@ -187,170 +209,267 @@ def num(x):
     return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}"
 
 
-def cell(k):
+def spread(k):
     if not k:
-        return f"{'-':>10}      "
-    sd = f"±{k['stddev_pct']:3.0f}%" if k["runs"] > 1 and k["stddev_pct"] >= 1 else ""
-    return f"{num(k['mean']):>10} {sd:5}"
+        return "-"
+    if k["runs"] == 1 or k["min"] == k["max"]:
+        return num(k["median"])
+    return f"{num(k['median'])} ({num(k['min'])}-{num(k['max'])})"
 
 
-def table(rows, vs, title):
-    """The robot's layout: kernels as columns, the metric on the right."""
-    lines = [f"### {title}", "", "```"]
-    head = "".join(f"{v:>16}" + ("" if i == 0 else "") for i, v in enumerate(vs[:1]))
-    for v in vs[1:]:
-        head += f"{'':10}{v:>16}"
-    lines.append(head)
-    sub = f"{'%stddev':>16}"
-    for v in vs[1:]:
-        sub += f"{'%change':>10}{'%stddev':>16}"
-    lines.append(sub)
-    for r in rows:
-        ref = r["kernels"].get(vs[0])
-        line = cell(ref)
-        for v in vs[1:]:
-            k = r["kernels"].get(v)
-            ch = ""
-            if k and ref and ref["mean"]:
-                ch = f"{100.0 * (k['mean'] - ref['mean']) / ref['mean']:+.1f}%"
-            line += f"{ch:>10}" + cell(k)
-        name = f"{r['case']}.{r['metric']}"
-        lines.append(f"{line}  {name}")
-    lines.append("```")
-    lines.append("")
-    return lines
+def ratio(case, metric, v):
+    """v's median time over base's, in the same case (times only as ratios)."""
+    k, b = get(case, metric, v), get(case, metric, variants[0])
+    if not k or not b or not b["median"]:
+        return "-"
+    return f"{k['median'] / b['median']:.2f}"
 
 
-md = ["# make bench-apps: llama.cpp and GraphicsMagick over mmap", ""]
-md.append(f"Command: `{cmd}`" + (f", {int(elapsed) // 60} min {int(elapsed) % 60} s. "
-                                  if elapsed.isdigit() else ". ") +
-          f"Accelerator: {', '.join(sorted(accel))}; guest memory {mem}; "
-          f"root {os.path.basename(root)} (Debian sid, apps/make-root.sh), "
-          f"data {os.path.basename(disk)}.  ")
-md.append("Kernels: " + "; ".join(f"{v} = {kernels[v]['uname_r']} ({kernels[v].get('SHA256_16', '?')})"
-                                   for v in variants) + ".  ")
-md.append("Each cell: the mean of the runs, ±their standard deviation where it is 1 % or "
-          "more; %change against the first kernel. page_at_a_time: the share of runs whose "
-          "reads of the data disk averaged under 8 KiB a request (the model read a page at "
-          "a time). Every run is in apps.json (figures, runs, parts).")
-md.append("")
-md += ["The cases. The model is a 382 MiB llama GGUF of random F32 weights (apps/gen-gguf.py), "
-       "read inside a cgroup whose memory.max is 256M, from a cold cache, read_ahead_kb 128. "
-       "llama: Debian's llama-completion (llama.cpp 0.7.0), prompt `Hi`, greedy, 2 threads, "
-       "-n 1 and -n 3 in the same boot: per-token figures are the difference of the two runs "
-       "over the 2 tokens more; plain: as it is (it maps the model with MAP_POPULATE and "
-       "MADV_WILLNEED, its default prefetch); touch300: 300 random one-byte reads of the "
-       "model through llama.cpp's own open file just before its mmap() (apps/touch-first.so); "
-       "after300: the same through its mapping just after. ggufread (apps/ggufread.c): the "
-       "same reads without the arithmetic, a pass a token over the tensors in file order, "
-       "two threads by row ranges; plain, rand300 (300 random faults first, same open file), "
-       "rand300-nohdr (and the header's pages dropped first), after300: mapped as llama.cpp "
-       "maps it; bare-plain, bare-rand300: mapped without the prefetch, the reads of a "
-       "program that maps a file and walks it. gm: `gm benchmark -duration 8 convert "
-       "input.jpg -swirl 90 output.jpg` on a 2400x1600 JPEG, as pts/graphics-magick runs it "
-       "(60 s there); mapcache: with `-limit memory 1MB`, so that the pixel cache is a mapped "
-       "file on the root's ext4.", ""]
+def table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return lines + [""]
 
-# which starts read the model a page at a time, per kernel
-stuck_rows = [r for r in summary if r["metric"] == "page_at_a_time"]
-if stuck_rows:
-    md.append("### Which starts read the model a page at a time")
-    md.append("")
-    md.append("Runs whose data-disk reads averaged under 8 KiB a request, of all runs "
-              "(llama: the tokens after the first; ggufread: its passes), and the "
-              "major faults a token or pass (mean):")
-    md.append("")
-    vs_ = [v for v in variants if any(v in r["kernels"] for r in stuck_rows)]
-    md.append("| case | " + " | ".join(f"{v} stuck" for v in vs_) + " | "
-              + " | ".join(f"{v} faults" for v in vs_) + " |")
-    md.append("|---" * (1 + 2 * len(vs_)) + "|")
-    for r in stuck_rows:
-        metric = ("major_faults_per_token" if r["client"] == "llama" else "major_faults_per_pass")
-        fr = [x for x in summary if x["case"] == r["case"] and x["metric"] == metric]
-        cells = []
-        for v in vs_:
-            k = r["kernels"].get(v)
-            cells.append(f"{sum(k['values'])} of {k['runs']}" if k else "-")
-        for v in vs_:
-            k = fr[0]["kernels"].get(v) if fr else None
-            cells.append(num(k["mean"]) if k else "-")
-        md.append(f"| {r['case']} | " + " | ".join(cells) + " |")
-    md.append("")
 
-# what TCG costs: one token, the load, a Swirl
+def wrap(cmdline, indent="        ", width=96):
+    """One shell command as lines of at most width columns, continued with \\."""
+    words, line, lines = [], indent, []
+    for w in cmdline.split():
+        # an option stays on the line of its argument
+        if words and words[-1].startswith("-") and " " not in words[-1] and \
+                not w.startswith("-"):
+            words[-1] += " " + w
+        else:
+            words.append(w)
+    for w in words:
+        if line.strip() and len(line) + 1 + len(w) > width - 2:
+            lines.append(line + " \\")
+            line = indent + "    " + w
+        else:
+            line = f"{line} {w}" if line.strip() else indent + w
+    return lines + [line]
+
+
+def cases_of(client):
+    cs = []
+    for f in figures:
+        if f["client"] == client and f["case"] not in cs:
+            cs.append(f["case"])
+    return cs
+
+
+def first_run(pred):
+    for v in variants:
+        for r in results:
+            if r["variant"] == v and pred(r):
+                return r
+    return None
+
+
+pkgs = env(os.path.join(logs, "packages.env"))
+llver = ", ".join(f"{p} {pkgs[p]}" for p in ("llama.cpp-tools", "python3-gguf", "graphicsmagick")
+                  if p in pkgs)
+md = ["# make bench-apps: llama.cpp, ggufread and GraphicsMagick over mmap", ""]
+dirty = run.get("LAB_DIRTY", "0")
+md += [f"- Command: `{cmd}`, as root on the host"
+       + (f", {int(elapsed) // 60} min {int(elapsed) % 60} s" if elapsed.isdigit() else "")
+       + (f" ({run['TIMED']})" if run.get("TIMED") else "") + ".",
+       f"- Lab: commit {run.get('LAB_COMMIT', '?')}"
+       + ("" if dirty == "0" else f" with {dirty} files of apps/ changed") + ".",
+       f"- QEMU: {run.get('QEMU', '?')}, accelerator {', '.join(sorted(accel))}, "
+       f"2 vCPUs, guest memory {mem}; host: {run.get('HOST', '?')}.",
+       f"- Guest root: Debian sid (apps/make-root.sh, {root}"
+       + (f"; {llver}" if llver else "") + f"), data disk {disk} (ext4: the model, the JPEG).",
+       "- Kernels (build/VARIANT/info.env of each: the tree's commit, the patches over "
+       "lab-base, mm/filemap.c's blob):", ""]
+krows = []
+for v in variants:
+    k = kernels[v]
+    krows.append([name(v), k.get("KERNELRELEASE", k["uname_r"]), k.get("COMMIT", "?")[:12],
+                  k.get("SERIES_PATCHES", "?"), k.get("FILEMAP_BLOB", "?")[:12]])
+md += table(["kernel", "uname -r", "commit", "patches", "filemap.c"], krows)
+md += [f"- {name(v)}: {WHAT.get(v, 'variants/' + v)}." for v in variants] + [""]
+md += ["fio is not run: Debian's fio (3.41) allocates its job table with shmget() even with "
+       "`--thread`, and the lab's guest kernels have no CONFIG_SYSVIPC: "
+       "`shmget: Function not implemented`, `error: failed to setup shm segment` (measured "
+       "with shmget failing with ENOSYS, as those kernels fail it).", ""]
+
+md += ["## The cases", "",
+       "The model is a 382 MiB llama GGUF of random F32 weights (apps/gen-gguf.py), read "
+       "from a cold cache inside a memory cgroup whose memory.max (256M) is below its size, "
+       "read_ahead_kb 128. \"stuck\": runs whose reads of the data disk averaged under 8 KiB "
+       "a request after the start (the model read a page at a time). Cells: the median of "
+       "the runs (their range); times only as the ratio to base's median in the same case "
+       "(the host was shared with kernel builds and other guests: seconds are noisy, counts "
+       "are not).", "",
+       "- llama: Debian's llama-completion, prompt `Hi`, greedy, 2 threads, -n 1 and -n 3 "
+       "in one boot; per token: the difference over the 2 more tokens. plain: as it is (it "
+       "maps the model with MAP_POPULATE and MADV_WILLNEED); touch300: 300 random one-byte "
+       "reads of the model through llama.cpp's own open file just before its mmap() "
+       "(apps/touch-first.c); after300: the same through its mapping just after.",
+       "- ggufread (apps/ggufread.c): llama.cpp's reads without the arithmetic, a pass a "
+       "token over the tensors in file order, 2 threads by row ranges. plain, rand300 (300 "
+       "random faults first, through the same open file), after300: mapped as llama.cpp "
+       "maps it; bare-plain, bare-rand300: mapped without the prefetch, as a program that "
+       "maps a file and walks it.",
+       "- gm: `gm benchmark -duration 8 convert input.jpg -swirl 90 output.jpg` of a "
+       "2400x1600 JPEG, the pts/graphics-magick Swirl case (60 s there; one Swirl takes "
+       "15-25 s under TCG), no memory limit, the output on tmpfs.", ""]
+
+
+def stuck_summary():
+    out_ = []
+    for client in ("llama", "ggufread"):
+        for c in cases_of(client):
+            for v in variants:
+                k = get(c, "page_at_a_time", v)
+                if k and sum(k["values"]):
+                    out_.append(f"{c} on {name(v)} in {sum(k['values'])} of {k['runs']} runs")
+    return out_
+
+
+st = stuck_summary()
+md += ["Stuck: " + ("; ".join(st) if st else "no run") + ".", ""]
+
+if cases_of("llama"):
+    rows = []
+    for c in cases_of("llama"):
+        for v in variants:
+            f = get(c, "major_faults_per_token", v)
+            if not f:
+                continue
+            s = get(c, "page_at_a_time", v)
+            rows.append([c.split(".", 1)[1], name(v), f["runs"], sum(s["values"]) if s else "-",
+                         spread(f), spread(get(c, "major_faults_whole_run", v)),
+                         num(get(c, "kib_per_read_request", v)["median"])
+                         if get(c, "kib_per_read_request", v) else "-",
+                         ratio(c, "seconds_whole_run", v)])
+    md += ["## llama.cpp (llama-completion), the model 1.5 times memory.max", ""]
+    md += table(["start", "kernel", "runs", "stuck", "major faults/token",
+                 "major faults/run", "KiB/read", "time/base"], rows)
+if cases_of("ggufread"):
+    rows = []
+    for c in cases_of("ggufread"):
+        for v in variants:
+            f = get(c, "major_faults_per_pass", v)
+            if not f:
+                continue
+            s = get(c, "page_at_a_time", v)
+            kr = get(c, "kib_per_read_request", v)
+            rows.append([c.split(".", 1)[1], name(v), f["runs"], sum(s["values"]) if s else "-",
+                         spread(f), num(kr["median"]) if kr else "-",
+                         ratio(c, "seconds_per_pass", v)])
+    md += ["## ggufread: llama.cpp's reads of the model, without the arithmetic", ""]
+    md += table(["start", "kernel", "runs", "stuck", "major faults/pass", "KiB/read",
+                 "time/base"], rows)
+if cases_of("gm"):
+    rows = []
+    for c in cases_of("gm"):
+        for v in variants:
+            f = get(c, "major_faults", v)
+            if not f:
+                continue
+            nb = len({b["boot_round"] for b in boots if b["variant"] == v and
+                      any(r["variant"] == v and r["boot_round"] == b["boot_round"]
+                          and r.get("workload") == "gm" for r in results)})
+            rows.append([c.split(".", 1)[1], name(v), f["runs"], nb, spread(f),
+                         spread(get(c, "root_disk_kib", v)), spread(get(c, "data_disk_kib", v)),
+                         ratio(c, "iter_per_min", v)])
+    md += ["## GraphicsMagick: gm benchmark convert input.jpg -swirl 90", ""]
+    md += table(["case", "kernel", "runs", "boots", "major faults", "root disk KiB",
+                 "data KiB", "iter/min/base"], rows)
 ll = [x for x in results if x.get("workload") == "llama" and x.get("tok_s")]
 if ll:
     sec = sorted(1.0 / x["tok_s"] for x in ll)
-    load = sorted(x["load_ms"] / 1000 for x in ll if "load_ms" in x)
-    pr = sorted(x["prompt_ms"] / 1000 for x in ll if "prompt_ms" in x)
-    md.append(f"Under TCG one generated token took {sec[0]:.1f} to {sec[-1]:.1f} s "
-              f"(median {statistics.median(sec):.1f} s, {len(sec)} runs), the load "
-              f"{load[0]:.0f} to {load[-1]:.0f} s and the 3-token prompt {pr[0]:.0f} to "
-              f"{pr[-1]:.0f} s; natively on this host the same model runs at about 9 "
-              f"tokens/s. The host was shared with kernel builds and other guests while "
-              f"these ran: seconds are noisy, counts are not.")
-gmr = [x for x in results if x.get("workload") == "gm" and x.get("iterations")]
-if gmr:
-    it = sorted(x["total_s"] / x["iterations"] for x in gmr)
-    md.append(f"One Swirl of the {gmr[0].get('jpeg', '2400x1600')} JPEG took {it[0]:.0f} to "
-              f"{it[-1]:.0f} s under TCG (2 threads), so each gm benchmark run is one or two "
-              f"iterations.")
-md.append("")
+    md.append(f"Under TCG one generated token took {sec[0]:.1f} to {sec[-1]:.1f} s (median "
+              f"{statistics.median(sec):.1f} s, {len(sec)} runs): llama.cpp runs a few tokens "
+              "a boot, not a benchmark's hundreds.")
 ups = [b["guest_uptime_s"] for b in boots if b["guest_uptime_s"]]
 if ups:
-    md.append(f"Time: {len(boots)} boots, {sum(ups) / 60:.0f} min of guest time in all "
-              f"(uptime at power-off: {min(ups):.0f} to {max(ups):.0f} s a boot). From nothing, "
-              "make bench-apps adds to that the two cold kernel builds (1042 s and 1266 s "
-              "measured in a new root, shared/design.md), exp-per-page (93 s after base here), "
-              "the sid root (mmdebstrap 159 s, image 26 s, data disk 18 s here) and "
-              "scripts/deps.sh bench (15 s).")
-    md.append("")
+    md.append(f"{len(boots)} boots, {sum(ups) / 60:.0f} min of guest time in all "
+              f"({min(ups):.0f} to {max(ups):.0f} s a boot).")
+md.append("")
 
-for client, title in (("llama", "llama.cpp (llama-completion), model larger than its cgroup"),
-                      ("ggufread", "ggufread: llama.cpp's reads of the model, without the arithmetic"),
-                      ("gm", "GraphicsMagick: gm benchmark convert input.jpg -swirl 90")):
-    rows = [r for r in summary if r["client"] == client and r["metric"] != "file_pages"
-            and r["kernels"]]
-    if not rows:
-        continue
-    vs = [v for v in variants if any(v in r["kernels"] for r in rows)]
-    md += table(rows, vs, title)
-# To reproduce, in the robot's way: the commands
-first_cmd = {}
-for r in results:
-    key = (r["workload"], r.get("start"), r.get("case"))
-    if key not in first_cmd and r["variant"] == variants[0]:
-        first_cmd[key] = r["command"]
-md += ["To reproduce:", "", "```",
-       "        # as root on a Debian 12 host, in a clone of the lab",
-       "        make bench-apps          # bash scripts/bench-apps.sh",
-       "        # or one boot at a time, once make bench-apps has made the kernels and images:",
-       "        root=$(bash apps/make-root.sh); disk=$(bash apps/make-root.sh disk)"]
-seen = set()
+# --- To reproduce, in the robot's way: the commands ----------------------
+boot0 = {}
 for b in boots:
-    if (b["job"], b["args"]) in seen or b["variant"] != variants[0] or b["boot_round"] != 0:
-        continue
-    seen.add((b["job"], b["args"]))
-    md.append(f"        nice -n 10 bash scripts/run-guest.sh -k build/{b['variant']}/bzImage -r $root "
-              f"-d $disk \\\n                -m {mem} -t 3600 -j {b['job']} -a \"{b['args']}\"")
-md.append("        # which runs, in the guest (apps/jobs/*.sh; appsrun.py: cold cache, the cgroup):")
-for key, c in first_cmd.items():
-    mm = [r for r in results if (r["workload"], r.get("start"), r.get("case")) == key][0]
-    words, line, out_lines = f"appsrun.py -m {mm['memory_max']} -- {c}".split(), "", []
-    for w in words:
-        if line and len(line) + len(w) > 80:
-            out_lines.append(line + " \\")
-            line = "    " + w
-        else:
-            line = f"{line} {w}" if line else w
-    out_lines.append(line)
-    md += ["        " + x for x in out_lines]
-md += ["```", ""]
-doc_md = md
+    boot0.setdefault((b["variant"], b["job"]), b)
+
+
+def lab_boot(job):
+    b = boot0.get((variants[0], job)) or next((x for x in boots if x["job"] == job), None)
+    if not b:
+        return []
+    lines = ["        # in the lab, on the host, as root (the guest these numbers come from):",
+             "        root=$(bash apps/make-root.sh); disk=$(bash apps/make-root.sh disk)"]
+    t = 1800 if job == "gm" else 3600
+    lines += wrap(f"bash scripts/run-guest.sh -k build/{b['variant']}/bzImage -r \"$root\" "
+                  f"-d \"$disk\" -m {mem} -t {t} -j {job} -a \"{b['args']}\"")
+    lines.append("        # (build/exp-per-page/bzImage, build/patched/bzImage: the other kernels)")
+    return lines
+
+
+def host_cmd(c):
+    """A guest command as it runs on a Debian machine (files in /var/tmp)."""
+    c = c.replace("/mnt/", "/var/tmp/").replace("/lab/lib/", "/tmp/")
+    c = re.sub(r"^ggufread ", "/tmp/ggufread ", c)
+    c = c.replace("-d vdb", "-d $dev")
+    return c
+
+
+def repro(title, setup, pred_list, job):
+    lines = [f"To reproduce ({title}):", "", "```",
+             "        # as root, on Debian sid booted with the kernel under test, in a checkout",
+             "        # of the lab (apps/); appsrun.py: a cold cache, the cgroup, @@RESULT"]
+    lines += setup
+    for tags, pred in pred_list:
+        r = first_run(pred)
+        if r:
+            lines += wrap(f"apps/bin/appsrun.py -m {r['memory_max']} {tags} -- "
+                          + host_cmd(r["command"]))
+    lines += [""] + lab_boot(job) + ["```", ""]
+    return lines
+
+
+gm_r = first_run(lambda r: r.get("workload") == "gm")
+if gm_r:
+    md += repro("GraphicsMagick Swirl, the robot's pts/graphics-magick case", [
+        "        apt-get install --no-install-recommends graphicsmagick python3-numpy",
+        "        python3 apps/gen-jpeg.py /var/tmp/input.ppm 2400x1600",
+        "        gm convert /var/tmp/input.ppm -quality 90 /var/tmp/input.jpg",
+        "        rm /var/tmp/input.ppm"],
+        [("-k workload=gm", lambda r: r.get("workload") == "gm")], "gm")
+rd = [(f"-k workload=ggufread -k start={s}",
+       (lambda s: lambda r: r.get("workload") == "ggufread" and r.get("start") == s)(s))
+      for s in ("plain", "rand300", "after300", "rand300-nohdr", "bare-plain", "bare-rand300")]
+setup_model = [
+    "        apt-get install --no-install-recommends python3-gguf python3-numpy gcc libc6-dev",
+    "        python3 apps/gen-gguf.py /var/tmp/model.gguf 384 1",
+    "        dev=sda     # the disk that holds /var/tmp",
+    "        echo 128 > /sys/block/$dev/queue/read_ahead_kb"]
+if first_run(lambda r: r.get("workload") == "ggufread"):
+    md += repro("ggufread, llama.cpp's reads of a model larger than its cgroup", setup_model + [
+        "        gcc -O2 -Wall -pthread -o /tmp/ggufread apps/ggufread.c"], rd, "llama")
+ll_r = [(f"-k workload=llama -k start={s} -k n_predict={n}",
+         (lambda s, n: lambda r: r.get("workload") == "llama" and r.get("start") == s
+          and (r.get("n_predict") == 1) == (n == 1))(s, n))
+        for s in ("plain", "touch300", "after300") for n in (1, 3)]
+if first_run(lambda r: r.get("workload") == "llama"):
+    su = list(setup_model)
+    su[0] = "        apt-get install --no-install-recommends llama.cpp-tools python3-gguf \\"
+    su.insert(1, "            python3-numpy gcc libc6-dev")
+    md += repro("llama.cpp over that model", su + [
+        "        gcc -O2 -Wall -shared -fPIC -o /tmp/touch-first.so apps/touch-first.c -ldl"],
+        ll_r, "llama")
+md += ["(The lab boots its own Debian sid root with init=/lab/init, the model and the JPEG "
+       "on /dev/vdb at /mnt; apps/jobs/*.sh run the commands above there.)", ""]
 
 
 # --- charts ---------------------------------------------------------------
-def chart(client, metric, png, ylabel, title, log=True):
+def chart(client, metric, png, ylabel, title, xlabel):
+    """Each case a group, each kernel a slot in it: every run a point, the
+    median a bar beside them, with its value; a log scale when the values
+    span more than 20 times."""
     rows = [f for f in figures if f["client"] == client and f["metric"] == metric
             and f["value"] is not None]
     if not rows:
@@ -360,50 +479,82 @@ def chart(client, metric, png, ylabel, title, log=True):
         if f["case"] not in cases:
             cases.append(f["case"])
     vs = [v for v in variants if any(f["variant"] == v for f in rows)]
+    vals = [max(f["value"], 0.5) for f in rows]
+    log = max(vals) / min(vals) > 20
     tmp = tempfile.mkdtemp()
-    plots = []
+    plots, labels = [], []
+    width = 0.8 / len(vs)
     for j, v in enumerate(vs):
-        path = os.path.join(tmp, f"{j}.dat")
-        with open(path, "w") as fh:
-            for f in rows:
-                if f["variant"] != v:
+        pts, med = os.path.join(tmp, f"p{j}.dat"), os.path.join(tmp, f"m{j}.dat")
+        single = False
+        with open(pts, "w") as fp, open(med, "w") as fm:
+            for i, c in enumerate(cases):
+                ys = [f["value"] for f in rows if f["variant"] == v and f["case"] == c]
+                if not ys:
                     continue
-                i = cases.index(f["case"])
-                # each kernel side by side within its case, runs spread a little
-                k = sorted({g["round"] for g in rows if g["variant"] == v and g["case"] == f["case"]})
-                x = (i + (j - (len(vs) - 1) / 2) * 0.28
-                     + (k.index(f["round"]) - (len(k) - 1) / 2) * min(0.04, 0.22 / max(len(k), 1)))
-                y = f["value"] if not log else max(f["value"], 0.5)
-                fh.write(f"{x} {y}\n")
-        plots.append(f"'{path}' using 1:2 with points pt {7 + j % 3} ps 1.4 title '{v}'")
+                single |= len(ys) == 1
+                x0 = i + (j - (len(vs) - 1) / 2) * width
+                for n, y in enumerate(ys):
+                    dx = (n - (len(ys) - 1) / 2) * min(0.03, 0.3 * width / len(ys))
+                    fp.write(f"{x0 - 0.18 * width + dx} {max(y, 0.5) if log else y}\n")
+                m = statistics.median(ys)
+                m = max(m, 0.5) if log else m
+                fm.write(f"{x0 - 0.02 * width} {m} {0.3 * width} 0\n")
+                lab = num(statistics.median(ys)) + (" (1 run)" if len(ys) == 1 else "")
+                labels.append(f"set label '{lab}' at {x0 + 0.3 * width},{m} left "
+                              "font 'sans,8' offset 0.3,0")
+        t = name(v) + (" (marked: 1 run)" if single else "")
+        plots.append(f"'{pts}' using 1:2 with points pt {(7, 5, 9)[j % 3]} ps 1.2 "
+                     f"lc {j + 1} title '{t}'")
+        plots.append(f"'{med}' using 1:2:3:4 with vectors nohead lw 3 lc {j + 1} notitle")
     xt = ", ".join(f"'{c.split('.', 1)[1]}' {i}" for i, c in enumerate(cases))
-    gp = [f"set terminal pngcairo size 900,480 font 'sans,10'", f"set output '{png}'",
-          f"set title '{title}'", f"set ylabel '{ylabel}'",
-          f"set xlabel '{client} case (every run a point; kernels side by side)'",
+    gp = ["set terminal pngcairo size 1000,520 font 'sans,10'", f"set output '{png}'",
+          f"set title '{title}'", f"set ylabel '{ylabel}" + (" (log scale)'" if log else "'"),
+          f"set xlabel '{xlabel} (points: every run; bar and number: the median)'",
           f"set xtics ({xt})", f"set xrange [-0.6:{len(cases) - 0.4}]",
-          "set key outside right", "set grid ytics", "set offsets 0, 0, graph 0.12, 0"]
+          "set key top left box opaque", "set grid ytics"]
     if log:
-        gp.append("set logscale y")
-        gp.append("set format y '10^{%L}'")
+        gp += ["set logscale y", f"set yrange [{min(vals) / 2}:{max(vals) * 4}]"]
     else:
-        gp.append("set yrange [0:*]")
+        gp += [f"set yrange [0:{max(vals) * 1.25}]"]
+    gp += labels
     gp.append("plot " + ", ".join(plots))
     subprocess.run(["gnuplot"], input="\n".join(gp), text=True, check=True)
     return os.path.basename(png)
 
 
 charts = [c for c in (
-    chart("llama", "major_faults_per_token", out + "-llama.png", "major faults per generated token",
-          "llama.cpp: major faults per generated token (model 1.5 x memory.max)"),
-    chart("ggufread", "major_faults_per_pass", out + "-ggufread.png", "major faults per pass (token)",
-          "ggufread: major faults per pass over the model (1.5 x memory.max)"),
-    chart("gm", "major_faults", out + "-gm.png", "major faults per run",
-          "GraphicsMagick swirl: major faults of a gm benchmark run", log=False),
+    chart("llama", "major_faults_per_token", out + "-llama.png",
+          "major faults per generated token",
+          "llama.cpp: major faults per generated token, the model 1.5 x memory.max",
+          "llama.cpp: how it starts"),
+    chart("ggufread", "major_faults_per_pass", out + "-ggufread.png",
+          "major faults per pass (token)",
+          "ggufread: major faults per pass over the model, 1.5 x memory.max",
+          "ggufread: how it starts"),
+    chart("gm", "major_faults", out + "-gm.png", "major faults per gm benchmark run",
+          "GraphicsMagick Swirl: major faults of a run", "gm benchmark case"),
 ) if c]
-md = doc_md
 if charts:
-    md.append("Charts: " + ", ".join(f"[{c}]({c})" for c in charts) + ".")
-    md.append("")
+    md += ["Charts: " + ", ".join(f"[{c}]({c})" for c in charts) + ".", ""]
+
+
+def fill(lines):
+    """Prose wrapped at 90 columns; tables and code blocks as they are."""
+    res, code = [], False
+    for line in lines:
+        if line.startswith("```"):
+            code = not code
+        if code or line.startswith(("|", "```", "#")) or len(line) <= 90:
+            res.append(line)
+        else:
+            ind = "  " if line.startswith("- ") else ""
+            res += textwrap.wrap(line, 90, subsequent_indent=ind, break_on_hyphens=False,
+                                 break_long_words=False)
+    return res
+
+
+md = fill(md)
 with open(out + ".md", "w") as f:
     f.write("\n".join(md) + "\n")
 print("\n".join(md))

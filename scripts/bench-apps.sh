@@ -6,7 +6,8 @@
 # GraphicsMagick's Swirl as pts/graphics-magick runs it. Several boots of
 # each kernel, in the order A B B A ... Writes results/apps.{md,json},
 # results/apps-*.png, and in results/apps/ the consoles, run.env (the
-# lab's commit, QEMU, the command) and each kernel's info.env:
+# lab's commit, QEMU, the command), the root's packages.env and each
+# kernel's info.env:
 # `bash scripts/bench-apps.sh report` remakes the report from them.
 #   APPS_KDIR=DIR        take DIR/VARIANT/bzImage instead of building
 #   APPS_VARIANTS="base patched exp-per-page"  kernels, the first the
@@ -98,6 +99,7 @@ cat "$root" "$disk" > /dev/null
 logs=$RESULTS/apps
 rm -rf "$logs"
 mkdir -p "$logs"
+cp "$(bash "$LAB/apps/make-root.sh" versions)" "$logs/packages.env"
 for i in "${!variants[@]}"; do
 	v=${variants[i]} kd=$(dirname "${kernels[i]}")
 	{ [ ! -f "$kd/info.env" ] || cat "$kd/info.env"
