@@ -64,6 +64,12 @@ def stat(xs):
     xs = sorted(xs)
     return {"min": xs[0], "median": statistics.median(xs), "max": xs[-1]}
 
+def stats(rs, *keys):
+    """min / median / max of each of KEYS over the runs RS"""
+    return {k: stat([r[k] for r in rs]) for k in keys}
+
+COUNTS = ("seconds", "major_faults", "dev_pages_read")
+
 def vs_ref(s, ref, key):
     """Median of KEY against the reference kernel's median, in %."""
     a, b = s[key]["median"], ref[key]["median"]
@@ -95,10 +101,7 @@ for wl in ("sqlite", "numpy"):
                 continue
             ctl = [r["seconds"] for r in group(wl, PHASE[wl], v, n=0)]
             s = {"workload": wl, "phase": PHASE[wl], "n": n, "variant": v, "runs": len(rs),
-                 "pages": rs[0]["pages"],
-                 "seconds": stat([r["seconds"] for r in rs]),
-                 "major_faults": stat([r["major_faults"] for r in rs]),
-                 "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
+                 "pages": rs[0]["pages"], **stats(rs, *COUNTS),
                  "command": CMDS[wl].format(n=n)}
             if wl == "sqlite":
                 s["stuck"] = sum(r["stuck"] for r in rs)
@@ -123,10 +126,7 @@ for mkb in sorted(mem_of):
             s = {"workload": "ra-method", "phase": pat, "variant": v, "runs": len(rs),
                  "mem_kb": mkb, "file_pages": rs[0]["pages"], "touched": rs[0]["touched"],
                  "file_vs_mem": round(rs[0]["pages"] * 4 / mkb, 2),
-                 "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
-                 "dev_pages_per_s": stat([r["dev_pages_per_s"] for r in rs]),
-                 "seconds": stat([r["seconds"] for r in rs]),
-                 "major_faults": stat([r["major_faults"] for r in rs]),
+                 **stats(rs, "dev_pages_per_s", *COUNTS),
                  "command": f"ra-method array.u8 {pat} SEED (read_ahead_kb 8192)"}
             if ref is None:
                 ref = s
@@ -149,10 +149,7 @@ for wl in VMSCAL:
         s = {"workload": wl, "phase": "read", "variant": v, "runs": len(rs),
              "pages": rs[0]["pages"], "touched": rs[0]["touched"], "tasks": rs[0]["tasks"],
              "mem_kb": rs[0]["mem_kb"], "read_ahead_kb": rs[0]["read_ahead_kb"],
-             "seconds": stat([r["seconds"] for r in rs]),
-             "major_faults": stat([r["major_faults"] for r in rs]),
-             "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
-             "pgpgin_pages": stat([r["pgpgin_pages"] for r in rs]),
+             **stats(rs, "pgpgin_pages", *COUNTS),
              "command": one_command(rs, lambda c: re.sub(r" -s \d+", " -s SEED", c))}
         if ref is None:
             ref = s
@@ -175,10 +172,7 @@ for v in variants:
         continue
     s = {"workload": "random-private", "phase": "runs", "variant": v, "runs": len(rs),
          "reads": rs[0]["pages"], "mem_kb": rs[0]["mem_kb"],
-         "seconds": stat([r["seconds"] for r in rs]),
-         "major_faults": stat([r["major_faults"] for r in rs]),
-         "pages_added": stat([r["pages_added"] for r in rs]),
-         "refaults": stat([r["refaults"] for r in rs]),
+         **stats(rs, "seconds", "major_faults", "pages_added", "refaults"),
          "command": one_command(rs)}
     if ref is None:
         ref = s
@@ -201,11 +195,7 @@ for wl in ("adversarial", "every-other", "every-other-warm", "records"):
             per = "pages_per_access" if phase == "access" else "pages_per_fault"
             s = {"workload": wl, "phase": phase, "variant": v, "runs": len(rs),
                  "touched": rs[0]["pages"],
-                 "seconds": stat([r["seconds"] for r in rs]),
-                 "major_faults": stat([r["major_faults"] for r in rs]),
-                 "dev_pages_read": stat([r["dev_pages_read"] for r in rs]),
-                 "resident_pages": stat([r["resident_pages"] for r in rs]),
-                 per: stat([r[per] for r in rs]), "per": per,
+                 **stats(rs, "resident_pages", per, *COUNTS), "per": per,
                  "command": one_command(rs)}
             if ref is None:
                 ref = s
