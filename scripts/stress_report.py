@@ -10,8 +10,11 @@ run-guest.sh failed (RC not 0), no total line (the job did not finish), a
 workload failed or saw a mismatch, or the kernel printed a report.
 """
 import json
+import os
 import re
+import subprocess
 import sys
+import textwrap
 
 # The first lines of the kernel's reports: KASAN ("BUG: KASAN:"), sleeping
 # in atomic context, bad page state and the like ("BUG: "), WARN_ON, lockdep
@@ -27,10 +30,17 @@ REPORT = re.compile(
 
 
 def reports(text):
-    out = []
+    """Each report with where it came: during the boot (before the guest's
+    init ran), in the job's setup, or during the workload started last."""
+    out, phase = [], "boot"
     for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("@@LAB-BOOT"):
+            phase = "job setup"
+        m = re.match(r"@@RUN stress ([\w-]+)", line)
+        if m:
+            phase = "workload " + m.group(1)
         if "@@STRESS" not in line and REPORT.search(line):
-            out.append(f"{n}: {line.strip()[:200]}")
+            out.append(f"{n} ({phase}): {line.strip()[:160]}")
     return out
 
 
@@ -38,14 +48,20 @@ def fields(s):
     return dict(f.split("=", 1) for f in s.split() if "=" in f)
 
 
-def judge(kernel, console, rc, seconds):
+def judge(kernel, console, rc, seconds, flavor):
     text = open(console, errors="replace").read()
     work = [fields(m.group(1)) for m in re.finditer(r"@@STRESS (name=.*)", text)]
     m = re.search(r"@@STRESS-TOTAL (.*)", text)
     total = {k: int(v) for k, v in fields(m.group(1)).items()} if m else None
     boot = re.search(r"@@LAB-BOOT kernel=(\S+)", text)
     reps = reports(text)
+    m = re.search(r"@@STRESS-LOCKDEP debug_locks=(\S+)", text)
+    lockdep = m.group(1) if m else None
     problems = []
+    # After a report the kernel turns lock debugging off for the rest of
+    # the run: a debug run must end with it on.
+    if flavor and lockdep != "1":
+        problems.append(f"lock debugging not on at the end (debug_locks={lockdep})")
     if rc != 0:
         problems.append(f"the guest run failed (run-guest.sh exit {rc})")
     if total is None:
@@ -64,7 +80,26 @@ def judge(kernel, console, rc, seconds):
                 w.get("detail", "")))
     return {"kernel": kernel, "release": boot.group(1) if boot else None,
             "console": console, "seconds": seconds, "workloads": work,
-            "total": total, "reports": reps, "problems": problems}
+            "total": total, "debug_locks": lockdep, "reports": reps,
+            "problems": problems}
+
+
+def sh(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              check=True).stdout.splitlines()[0].strip()
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return "unknown"
+
+
+def kernel_info(kernel):
+    lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(os.environ.get("MMLAB_BUILD", os.path.join(lab, "build")),
+                        kernel, "info.env")
+    try:
+        return dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
+    except OSError:
+        return {}
 
 
 def main():
@@ -73,43 +108,64 @@ def main():
     for arg in sys.argv[5:]:
         kernel, rest = arg.split("=", 1)
         console, rc, seconds = rest.rsplit(":", 2)
-        recs.append(judge(kernel, console, int(rc), int(seconds)))
-    json.dump({"mode": mode, "flavor": flavor or "plain", "guest_memory": mem,
-               "runs": recs}, open(out + ".json", "w"), indent=1)
+        recs.append(judge(kernel, console, int(rc), int(seconds), flavor))
+        info = kernel_info(kernel)
+        recs[-1]["commit"] = info.get("COMMIT", "unknown")[:12]
+        recs[-1]["series_patches"] = info.get("SERIES_PATCHES")
+        text = open(console, errors="replace").read()
+        m = re.search(r"@@LAB-ACCEL (\S+)", text)
+        recs[-1]["accel"] = m.group(1) if m else "unknown"
+        m = re.search(r"page_table_levels=(\d)", text)
+        recs[-1]["page_table_levels"] = int(m.group(1)) if m else None
+        m = re.search(r"Command line: (.*)", text)
+        recs[-1]["cmdline"] = m.group(1).strip() if m else None
+    meta = {"lab_commit": sh("git", "-C", os.path.dirname(os.path.abspath(__file__)),
+                             "rev-parse", "--short=12", "HEAD"),
+            "qemu": sh("qemu-system-x86_64", "--version"),
+            "command": f"STRESS_MODE={mode} STRESS_FLAVOR={flavor} make stress",
+            "mode": mode, "flavor": flavor or "plain", "guest_memory": mem}
+    json.dump(dict(meta, runs=recs), open(out + ".json", "w"), indent=1)
+    head = (f"Command: `{meta['command']}`; lab {meta['lab_commit']}; "
+            f"{meta['qemu']}, {', '.join(sorted({r['accel'] for r in recs}))}. "
+            "Kernels: " + "; ".join(
+                f"{r['kernel']} ({r['release']}, tree {r['commit']}, "
+                f"{r['series_patches'] or '?'} patches on lab-base, "
+                f"{r['page_table_levels'] or '?'}-level paging)" for r in recs)
+            + ". Guest command line: `%s`" % (recs[0]["cmdline"] if recs else "")
+            + ". The consoles are next to this file.")
+    L = [f"# make stress ({mode}, {flavor or 'plain'} kernels, {mem} guest)", "",
+         textwrap.fill(head, 100, break_on_hyphens=False), "",
+         "| kernel | workloads | faults | injected | mismatch | failed | reports | lockdep | s |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for r in recs:
+        t = r["total"] or {}
+        L.append("| %s | %s | %s | %s | %s | %s | %d | %s | %d |" % (
+            r["kernel"], t.get("workloads", "-"), t.get("faults", "-"),
+            t.get("injected", "-"), t.get("mismatches", "-"),
+            t.get("failed", "-"), len(r["reports"]),
+            {"1": "on", "0": "off"}.get(r["debug_locks"], r["debug_locks"] or "-"),
+            r["seconds"]))
+    L += ["", "lockdep: debug_locks at the end of the job (/proc/lockdep_stats).", "",
+          "| workload | kernel | faults | major | checked | SIGBUS | injected | result |",
+          "|---|---|---|---|---|---|---|---|"]
     names = []
     for r in recs:
         for w in r["workloads"]:
             if w.get("name") not in names:
                 names.append(w.get("name"))
-    L = [f"# make stress ({mode}, {flavor or 'plain'} kernels, {mem} guest)", "",
-         "Command: `STRESS_MODE=%s STRESS_FLAVOR=%s make stress`; the consoles"
-         " are next to this file." % (mode, flavor), "",
-         "| kernel | release | workloads | faults | injected | mismatches | failed | reports | seconds |",
-         "|---|---|---|---|---|---|---|---|---|"]
-    for r in recs:
-        t = r["total"] or {}
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %d | %d |" % (
-            r["kernel"], r["release"], t.get("workloads", "-"),
-            t.get("faults", "-"), t.get("injected", "-"),
-            t.get("mismatches", "-"), t.get("failed", "-"),
-            len(r["reports"]), r["seconds"]))
-    L += ["", "Per workload: faults / major faults / pages checked / SIGBUS /"
-          " injected failures; result.", "",
-          "| workload | " + " | ".join(r["kernel"] for r in recs) + " |",
-          "|---|" + "---|" * len(recs)]
     for n in names:
-        cells = []
         for r in recs:
             w = next((w for w in r["workloads"] if w.get("name") == n), None)
             if w is None:
-                cells.append("-")
+                L.append(f"| {n} | {r['kernel']} | - | - | - | - | - | missing |")
             elif w.get("result") == "skip":
-                cells.append("skip: " + w.get("detail", "").replace("_", " "))
+                L.append(f"| {n} | {r['kernel']} | - | - | - | - | - | skip: "
+                         + w.get("detail", "").replace("_", " ") + " |")
             else:
-                cells.append("%s / %s / %s / %s / %s; %s" % (
-                    w.get("faults"), w.get("majflt"), w.get("pages_checked"),
-                    w.get("sigbus"), w.get("injected"), w.get("result")))
-        L.append(f"| {n} | " + " | ".join(cells) + " |")
+                L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    n, r["kernel"], w.get("faults"), w.get("majflt"),
+                    w.get("pages_checked"), w.get("sigbus"), w.get("injected"),
+                    w.get("result")))
     probs = [(r["kernel"], p) for r in recs for p in r["problems"]]
     L += ["", "Problems: " + ("none" if not probs else "")]
     L += [f"- {k}: {p}" for k, p in probs]
