@@ -81,8 +81,10 @@ if [ -n "$rootimg" ]; then
 else
 	qemu+=(-initrd "$initrd")
 fi
+# LAB_TCG_CPU: the CPU model under TCG (make stress's debug kernels take
+# one without 5-level paging: docs/stress.md)
 if [ "$accel" = tcg ]; then
-	qemu+=(-accel "tcg,thread=${LAB_TCG_THREAD:-single}" -cpu max)
+	qemu+=(-accel "tcg,thread=${LAB_TCG_THREAD:-single}" -cpu "${LAB_TCG_CPU:-max}")
 else
 	qemu+=(-accel kvm -cpu host)
 fi
@@ -98,7 +100,8 @@ append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
 [ -n "${LAB_CMDLINE:-}" ] && append="$append $LAB_CMDLINE"
 qemu+=(-append "$append")
 
-echo "@@LAB-ACCEL $accel" > "$out"
+cpu=host; [ "$accel" = tcg ] && cpu="${LAB_TCG_CPU:-max}"
+echo "@@LAB-ACCEL $accel cpu=${cpu}" > "$out"
 start=$(date +%s)
 set +e
 # line by line into the log, and what the job reports onto stderr as it

@@ -113,8 +113,9 @@ def main():
         recs[-1]["commit"] = info.get("COMMIT", "unknown")[:12]
         recs[-1]["series_patches"] = info.get("SERIES_PATCHES")
         text = open(console, errors="replace").read()
-        m = re.search(r"@@LAB-ACCEL (\S+)", text)
-        recs[-1]["accel"] = m.group(1) if m else "unknown"
+        m = re.search(r"@@LAB-ACCEL (\S+)(?: cpu=(\S+))?", text)
+        recs[-1]["accel"] = (m.group(1) + (f" -cpu {m.group(2)}" if m.group(2) else "")
+                             if m else "unknown")
         m = re.search(r"page_table_levels=(\d)", text)
         recs[-1]["page_table_levels"] = int(m.group(1)) if m else None
         m = re.search(r"Command line: (.*)", text)
