@@ -30,8 +30,8 @@ root, disk = run.get("ROOT_IMAGE", "?"), run.get("DATA_DISK", "?")
 runs = [line.split() for line in open(os.path.join(logs, "runs.txt")) if line.strip()]
 variants, kernels, boots, results, parts = [], {}, [], [], []
 accel = set()
-for rnd, v, name in runs:
-    log = os.path.join(logs, name)
+for rnd, v, cname in runs:
+    log = os.path.join(logs, cname)
     if v not in variants:
         variants.append(v)
     text = open(log, errors="replace").read()
@@ -60,7 +60,8 @@ for rnd, v, name in runs:
         if not m:
             continue
         r = json.loads(m.group(2))
-        r.update({"variant": v, "boot_round": int(rnd), "job": job, "command": command})
+        r.update({"variant": v, "boot_round": int(rnd), "job": job, "command": command,
+                  "console": cname})
         (results if m.group(1) == "RESULT" else parts).append(r)
 
 
@@ -278,6 +279,7 @@ md += [f"- Command: `{cmd}`, as root on the host"
        + ("" if dirty == "0" else f" with {dirty} files of apps/ changed") + ".",
        f"- QEMU: {run.get('QEMU', '?')}, accelerator {', '.join(sorted(accel))}, "
        f"2 vCPUs, guest memory {mem}; host: {run.get('HOST', '?')}.",
+       *([f"- Note: {run['NOTE']}"] if run.get("NOTE") else []),
        f"- Guest root: Debian sid (apps/make-root.sh, {root}"
        + (f"; {llver}" if llver else "") + f"), data disk {disk} (ext4: the model, the JPEG).",
        "- Kernels (build/VARIANT/info.env of each: the tree's commit, the patches over "
@@ -320,7 +322,10 @@ md += ["## The cases", "",
        "- gm: `gm benchmark -duration 8 convert input.jpg -swirl 90 output.jpg` of a "
        "2400x1600 JPEG, the pts/graphics-magick Swirl case (60 s there; one Swirl took "
        f"{it[0]:.0f} to {it[-1]:.0f} s under TCG here), no memory limit, the output on "
-       "tmpfs.", ""]
+       "tmpfs."
+       + (" swirl-mapcache: with `-limit memory 1MB`, so that the pixel cache is a mapped "
+          "file on the root's ext4 (a case apps/jobs/gm.sh no longer runs)."
+          if any(r.get("case") == "swirl-mapcache" for r in results) else ""), ""]
 
 
 def stuck_summary():
@@ -375,9 +380,9 @@ if cases_of("gm"):
             f = get(c, "major_faults", v)
             if not f:
                 continue
-            nb = len({b["boot_round"] for b in boots if b["variant"] == v and
-                      any(r["variant"] == v and r["boot_round"] == b["boot_round"]
-                          and r.get("workload") == "gm" for r in results)})
+            nb = len({(r["boot_round"], r["console"]) for r in results
+                      if r["variant"] == v and r.get("workload") == "gm"
+                      and "gm." + r.get("case", "swirl") == c})
             rows.append([c.split(".", 1)[1], name(v), f["runs"], nb, spread(f),
                          spread(get(c, "root_disk_kib", v)), spread(get(c, "data_disk_kib", v)),
                          ratio(c, "iter_per_min", v)])
@@ -509,7 +514,7 @@ def chart(client, metric, png, ylabel, title, xlabel):
                 lab = num(statistics.median(ys)) + (" (1 run)" if len(ys) == 1 else "")
                 labels.append(f"set label '{lab}' at {x0 + 0.3 * width},{m} left "
                               "font 'sans,8' offset 0.3,0")
-        t = name(v) + (" (marked: 1 run)" if single else "")
+        t = name(v) + (" (1-run cases marked)" if single else "")
         plots.append(f"'{pts}' using 1:2 with points pt {(7, 5, 9)[j % 3]} ps 1.2 "
                      f"lc {j + 1} title '{t}'")
         plots.append(f"'{med}' using 1:2:3:4 with vectors nohead lw 3 lc {j + 1} notitle")
