@@ -24,7 +24,8 @@
 # read-bare-rand300:gm). Estimated from the parts measured here (on a
 # busy host): the boots 17 min (base 285 s in its first round, 179 s
 # after; the series 172 s, then 72 s; exp-per-page 77 s), the sid root
-# 3.4, exp-per-page's build 1.5, so about 22 min with base and the series
+# 2.8 (measured: mmdebstrap 137 s, with the image and disk 2 min 45 s),
+# exp-per-page's build 1.5, so about 22 min with base and the series
 # built, and about 62 from nothing with their cold builds (1042 s and
 # 1266 s in a new root, shared/design.md); APPS_ROUNDS=2 saves 4 min.
 #   APPS_ROUNDS=3        boots of each kernel for each client
