@@ -74,11 +74,13 @@ HEAD = " " * 34 + "  7.3-rc7   patched"
 
 
 def patch1_repro():
-    """1/2: the recovery cases of the selftest, base and the series."""
+    """1/2: the recovery cases of its own selftest, base and 1/2 alone."""
+    def own(case):
+        return [st(case, "base"), st(case, "patch1own")]
     return HEAD + "\n" + rows([
-        ("  ext4, 4 KiB pages", both("dir.sequential_after_random")),
-        ("  xfs, 16 KiB blocks", both("xfs_16k.sequential_after_random")),
-        ("  ext4, MADV_HUGEPAGE, 60 MiB", both("dir.thp_sequential_after_random")),
+        ("  ext4, 4 KiB pages", own("dir.sequential_after_random")),
+        ("  xfs, 16 KiB blocks", own("xfs_16k.sequential_after_random")),
+        ("  ext4, MADV_HUGEPAGE, 60 MiB", own("dir.thp_sequential_after_random")),
     ], 34, (9, 10))
 
 
@@ -86,9 +88,11 @@ def patch2_repro():
     """2/2: the forced-THP cases of the selftest, base and the series."""
     return HEAD + "\n" + rows([
         ("  descending_thp, ext4", both("dir.descending_thp")),
+        ("  descending_thp_after_random, ext4", both("dir.descending_thp_after_random")),
         ("  descending_thp, xfs 16 KiB", both("xfs_16k.descending_thp")),
+        ("  descending_thp_after_random, xfs", both("xfs_16k.descending_thp_after_random")),
         ("  thp_no_readahead, xfs 16 KiB", both("xfs_16k.thp_no_readahead")),
-    ], 34, (9, 10))
+    ], 36, (7, 10))
 
 
 def cover_table():
@@ -100,6 +104,7 @@ def cover_table():
         ("    the same, MADV_HUGEPAGE", both("dir.thp_sequential_after_random")),
         ("  MADV_HUGEPAGE read downwards, ext4", both("dir.descending_thp")),
         ("    the same, xfs of 16 KiB blocks", both("xfs_16k.descending_thp")),
+        ("    the same after 150 random faults, ext4", both("dir.descending_thp_after_random")),
         ("  MADV_HUGEPAGE, read_ahead_kb 0, xfs 16 KiB", both("xfs_16k.thp_no_readahead")),
     ], 43, (9, 10))
 
@@ -127,12 +132,47 @@ def patch2_cost():
     """2/2: random MADV_HUGEPAGE readers (make thp-random), base -> v4."""
     hits = thpr(lambda r: r["hits"].startswith("yes/"))
     under = thpr(lambda r: "under" in r["cgroup"])
+    miss = thpr(lambda r: r["hits"].startswith("no/") and "under" not in r["cgroup"]
+                and "small" not in r["cgroup"])
     text = ("Random MADV_HUGEPAGE readers of a 512 MiB file half cached in "
             "PMD-sized folios, in a 1 GiB guest (KiB read per access, "
             "medians of the runs, patched against 7.3-rc7): over the limit, "
+            f"every access a miss (plain or in a 256M memory cgroup): {pct(miss)}; "
             "every other access a hit, which now counts for PMD-mapped "
             f"folios too: {pct(hits)}; under the limit, read_ahead_kb 8192 "
             f"or 128: {pct(under)}.")
+    return textwrap.fill(text, 72, break_on_hyphens=False)
+
+
+def patch2_thp_late():
+    """2/2: 512 MiB read through MADV_HUGEPAGE after 300 random faults
+    (results/v4-thp-direction: guest/jobs/desc.sh)."""
+    r = {(x["reader"], x["read_ahead_kb"], x["random_faults"]): x
+         for x in load("v4-thp-direction.json")["rows"]}
+    up, down = r[("ascending", 128, 300)], r[("descending", 128, 300)]
+    text = ("512 MiB read through MADV_HUGEPAGE after 300 random faults "
+            "through another mapping, read_ahead_kb 128: upwards "
+            f"{up['base_major_faults']} major faults and "
+            f"{up['base_pmd_mapped_2m']} of 256 2 MiB ranges PMD-mapped on "
+            f"7.3-rc7, {up['patched_major_faults']} and "
+            f"{up['patched_pmd_mapped_2m']} patched; downwards "
+            f"{down['base_major_faults']} and {down['base_pmd_mapped_2m']}, "
+            f"{down['patched_major_faults']} and "
+            f"{down['patched_pmd_mapped_2m']}.")
+    return textwrap.fill(text, 72, break_on_hyphens=False)
+
+
+def patch2_records():
+    """2/2: random records through MADV_HUGEPAGE (results/v4-records-thp:
+    guest/jobs/records-thp.sh), with 300 random faults first and none."""
+    r = {(x["kernel"], x["record_kb"], x["random_faults"]): x["pages_per_access"]
+         for x in load("v4-records-thp.json")["rows"]}
+    text = ("A reader of random 64 KiB records through MADV_HUGEPAGE after 300 "
+            f"random faults reads {r[('patched', 64, 300)]:.1f} pages a record, "
+            "as on 7.3-rc7 without the random faults "
+            f"({r[('base', 64, 0)]:.1f}), where it read {r[('base', 64, 300)]:.1f} "
+            f"stuck; of 32 KiB records, {r[('patched', 32, 300)]:.1f} as on "
+            f"7.3-rc7 ({r[('base', 32, 300)]:.1f}).")
     return textwrap.fill(text, 72, break_on_hyphens=False)
 
 
@@ -161,7 +201,9 @@ BLOCKS = {
     "patch1-repro": (patch1_repro, (PATCH1,)),
     "patch1-cost": (patch1_cost, (PATCH1,)),
     "patch2-repro": (patch2_repro, (PATCH2,)),
+    "patch2-thp-late": (patch2_thp_late, (PATCH2,)),
     "patch2-cost": (patch2_cost, (PATCH2,)),
+    "patch2-records": (patch2_records, (PATCH2,)),
     "cover-table": (cover_table, (COVER,)),
 }
 
