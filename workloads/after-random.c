@@ -15,6 +15,9 @@
  *   -m records      touch ACCESSES random records of RECORD KiB, aligned
  *                   to their size, each page by page in order.
  *
+ * With -H, the region is made MADV_HUGEPAGE after the random faults (forced
+ * THP readahead: what a way back costs a reader of records there).
+ *
  * With -p, then make PROBES isolated random faults in the cold region
  * [probe_start, probe_start + len): the pages each reads tell whether
  * readahead is still off (one page, or one block) or read-around is back.
@@ -22,7 +25,7 @@
  *   after-random -f FILE -m MODE [-n N] [-k read_ahead_kb]
  *                [-r rand_start_mib] [-R rand_len_mib] [-s start_mib]
  *                [-l len_mib] [-a accesses] [-b record_kib]
- *                [-p probe_start_mib] [-P probes] [-W] [-w name]
+ *                [-p probe_start_mib] [-P probes] [-W] [-H] [-w name]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,10 +65,10 @@ int main(int argc, char **argv)
 	long probe_start = -1;
 	struct counters a, b;
 	char *map, *region;
-	int fd, opt, err, warm = 0;
+	int fd, opt, err, warm = 0, thp = 0;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:m:n:k:r:R:s:l:a:b:p:P:Ww:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:m:n:k:r:R:s:l:a:b:p:P:WHw:d:")) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;
 		case 'm': mode = optarg; break;
@@ -80,6 +83,7 @@ int main(int argc, char **argv)
 		case 'p': probe_start = strtol(optarg, NULL, 0); break;
 		case 'P': probes = strtoul(optarg, NULL, 0); break;
 		case 'W': warm = 1; break;
+		case 'H': thp = 1; break;
 		case 'w': name = optarg; break;
 		case 'd': blockdev = optarg; break;
 		default: die("bad option");
@@ -118,6 +122,8 @@ int main(int argc, char **argv)
 	       resident_pages(map + rand_start, rand_len),
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
 
+	if (thp && madvise(region, len, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	rnd_seed(7);
 	if (!strcmp(mode, "adversarial")) {
 		/* pages 0, 3, 6, ... cached; accesses on 1, 4, 7, ... */

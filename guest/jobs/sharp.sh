@@ -47,6 +47,14 @@ main)
 	records records32-ext4 32
 	# 1024 records of 16 KiB in 64 MiB: many lie next to another
 	records records-dense-ext4 16 64 1024
+	# records through MADV_HUGEPAGE, in 2 GiB: of 64 KiB (past the run of
+	# eight and the fault after it: 2/2's way back reads large folios) and
+	# of 32 KiB (not)
+	for b in 64 32; do
+		run after-random -f big.bin -m records -n 300 -k 128 -r 768 -R 256 \
+			-s 1024 -l 2048 -a 200 -b $b -H \
+			-w records$b-thp-ext4
+	done
 	# 100 random faults in [3 GiB, 4 GiB), then [2 GiB, 3 GiB) in order
 	run seq-after-random -f big.bin -n 100 -k 128 -s 2048 -l 1024 -r 3072 \
 		-w recovery-ext4

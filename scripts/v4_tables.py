@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""results/v4-selftest.{md,json} and results/v4-thp-direction.{md,json}
+from the consoles in their directories (written by the runs that
+results/*.md name).
+
+  v4_tables.py selftest KERNEL...   consoles v4-selftest/console-K.log
+  v4_tables.py thp-direction        consoles v4-thp-direction/console-{base,patched}.log
+  v4_tables.py records-thp          consoles v4-records-thp/console-{base,patched}-{0,300}.log
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
+
+
+def lab_commit():
+    return subprocess.run(["git", "-C", LAB, "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def selftest(kernels, head):
+    outcome, count = {}, {}
+    for k in kernels:
+        last = None
+        for line in open(os.path.join(RESULTS, "v4-selftest", f"console-{k}.log"),
+                         errors="replace"):
+            m = re.match(r"(?:\[guest\] )?# (\d+) ", line)
+            if m:
+                last = m.group(1)
+            m = re.match(r"(?:\[guest\] )?(not ok|ok) \d+ mmap_miss\.(\S+)(.*)", line)
+            if m:
+                res = "skip" if "# SKIP" in m.group(3) else \
+                    ("pass" if m.group(1) == "ok" else "FAIL")
+                outcome.setdefault(m.group(2), {})[k] = res
+                if last and res != "skip":
+                    count.setdefault(m.group(2), {})[k] = last
+                last = None
+    with open(os.path.join(RESULTS, "v4-selftest.json"), "w") as f:
+        json.dump({"lab_commit": lab_commit(), "outcome": outcome, "count": count},
+                  f, indent=1)
+        f.write("\n")
+    with open(os.path.join(RESULTS, "v4-selftest.md"), "w") as f:
+        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write(f"{'case':36}" + "".join(f"{k:12}" for k in kernels).rstrip() + "\n")
+        for case, per in outcome.items():
+            cells = [f"{per.get(k, '-')} {count.get(case, {}).get(k, '')}".strip()
+                     for k in kernels]
+            f.write(f"{case:36}" + "".join(f"{c:12}" for c in cells).rstrip() + "\n")
+
+
+def thp_direction(head):
+    rows = {}
+    for k in ("base", "patched"):
+        for line in open(os.path.join(RESULTS, "v4-thp-direction", f"console-{k}.log"),
+                         errors="replace"):
+            if "@@RESULT" not in line or '"pass"' not in line:
+                continue
+            r = json.loads(line[line.index("{"):])
+            key = (r["workload"].split("-")[-1], r["read_ahead_kb"], r["random_faults"])
+            rows.setdefault(key, {})[k] = {x: r.get(x) for x in
+                                           ("major_faults", "dev_pages_read", "pmd_mapped_2m")}
+    out = [{"reader": a, "read_ahead_kb": b, "random_faults": c, **{
+        f"{k}_{x}": v[k][x] for k in v for x in v[k]}} for (a, b, c), v in rows.items()]
+    with open(os.path.join(RESULTS, "v4-thp-direction.json"), "w") as f:
+        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
+        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write("| reader | ra KiB | random | base major | v4 major | base PMD | v4 PMD "
+                "| base pages | v4 pages |\n|---|---|---|---|---|---|---|---|---|\n")
+        for r in out:
+            f.write(f"| {r['reader']} | {r['read_ahead_kb']} | {r['random_faults']} | "
+                    f"{r['base_major_faults']} | {r['patched_major_faults']} | "
+                    f"{r['base_pmd_mapped_2m']} | {r['patched_pmd_mapped_2m']} | "
+                    f"{r['base_dev_pages_read']} | {r['patched_dev_pages_read']} |\n")
+
+
+def records_thp(head):
+    out = []
+    for k in ("base", "patched"):
+        for n in (0, 300):
+            for line in open(os.path.join(RESULTS, "v4-records-thp",
+                                          f"console-{k}-{n}.log"), errors="replace"):
+                if "@@RESULT" in line and '"access"' in line:
+                    r = json.loads(line[line.index("{"):])
+                    out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
+                                "pages_per_access": r["pages_per_access"],
+                                "major_faults": r["major_faults"]})
+    with open(os.path.join(RESULTS, "v4-records-thp.json"), "w") as f:
+        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
+        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write("| record KiB | random faults | base pages/record | v4 pages/record "
+                "| base major | v4 major |\n|---|---|---|---|---|---|\n")
+        for b in (64, 32):
+            for n in (0, 300):
+                c = {r["kernel"]: r for r in out
+                     if r["record_kb"] == b and r["random_faults"] == n}
+                f.write(f"| {b} | {n} | {c['base']['pages_per_access']} | "
+                        f"{c['patched']['pages_per_access']} | {c['base']['major_faults']} | "
+                        f"{c['patched']['major_faults']} |\n")
+
+
+RECORDS_HEAD = """# Random records through MADV_HUGEPAGE, with and without random faults first
+
+Lab @@LAB@@ (guest/jobs/records-thp.sh); QEMU 7.2 TCG; 2 GiB guest; the
+check disk (ext4, big.bin 1 GiB of random data, read cold). Kernels: base
+7.3.0-rc7-base (lab-base) and 7.3.0-rc7-patched (series/). Command, for K
+in base patched and N in 0 300, then scripts/v4_tables.py records-thp:
+
+    scripts/run-guest.sh -k build/K/bzImage -d CHECK_DISK -j records-thp -a N -m 2G
+
+workloads/after-random -m records -H: N random faults in [768 MiB, 1 GiB)
+through a plain mapping (read_ahead_kb 128), then 100 random records of 64
+or 32 KiB in [0, 768 MiB), each read page by page in order through a
+MADV_HUGEPAGE mapping. pages/record: pages read from the disk per record.
+Consoles in v4-records-thp/ (the job ran as thpdev.sh, the same
+commands, before it was named records-thp.sh).
+
+"""
+
+SELFTEST_HEAD = """# mmap_miss_recovery on each kernel
+
+Lab @@LAB@@ (series as in series/); kernels 7.3.0-rc7-{base,patch1,patched,
+v3,noveto}: base is Debian's linux-source-7.3 7.3~rc7-1~exp1; patch1, 1/2
+alone (patch1own: with 1/2's own selftest); patched, the series; tmpfs,
+the series given a directory on tmpfs; v3, variants/v3; noveto, the
+series without its readahead-flag test. QEMU 7.2 TCG, 2 GiB guest, the
+check disk (ext4, read_ahead_kb 128). Each cell: the outcome and the count
+the case prints (major faults, or pages cached). Command:
+scripts/run-guest.sh -k build/K/bzImage -d CHECK_DISK -j selftest [-a ARGS]
+(as make check runs it), then scripts/v4_tables.py selftest K...;
+expected outcomes: tests/selftest-expect.txt. Consoles in v4-selftest/.
+
+"""
+
+THP_HEAD = """# MADV_HUGEPAGE readers of real data, descending and ascending
+
+Lab @@LAB@@ (guest/jobs/desc.sh); QEMU 7.2 TCG; 1 GiB guest; the check
+disk (ext4, big.bin of random data, read cold from the virtio disk).
+Kernels: base 7.3.0-rc7-base (lab-base) and 7.3.0-rc7-patched (series/).
+Command, for K in base patched, then scripts/v4_tables.py thp-direction:
+
+    scripts/run-guest.sh -k build/K/bzImage -d CHECK_DISK -j desc -m 1G
+
+Each pass is workloads/thp-late over 512 MiB (131072 pages, 256 ranges of
+2 MiB), from the last page down (descending) or in order (ascending),
+after 0, 90 or 300 random faults through a plain mapping, at
+read_ahead_kb 128 or 8192. major: the pass's major faults; PMD: 2 MiB
+ranges PMD-mapped at its end; pages: pages read from the data disk during
+the pass. Consoles in v4-thp-direction/.
+
+"""
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else ""
+    if what == "selftest" and len(sys.argv) > 2:
+        selftest(sys.argv[2:], SELFTEST_HEAD)
+    elif what == "thp-direction":
+        thp_direction(THP_HEAD)
+    elif what == "records-thp":
+        records_thp(RECORDS_HEAD)
+    else:
+        sys.exit(__doc__)
