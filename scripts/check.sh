@@ -65,7 +65,7 @@ t_report() {
 	cat "$d/out.txt"
 	python3 - "$d/r.json" <<'PY' || return 1
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
+recs = json.load(open(sys.argv[1]))
 by = {(r["workload"], r.get("random_faults"), r["phase"], r["variant"]): r for r in recs}
 r = by[("seq-after-random", 100, "sequential", "base")]
 assert r["major_faults"] == 262144 and r["dev_pages_read"] == 262144, r
@@ -500,7 +500,7 @@ t_series_numbers() {
 	mkdir -p "$d"
 	sed 's/"16384"/"16383"/' "$RESULTS/v4-selftest.json" > "$d/v4-selftest.json"
 	cmp -s "$RESULTS/v4-selftest.json" "$d/v4-selftest.json" && { echo "no figure to change"; return 1; }
-	cp "$RESULTS"/v4-thp-random.json "$d/" || return 1
+	cp "$RESULTS"/v4-thp-random.json "$RESULTS"/v4-thp-direction.json "$RESULTS"/v4-records-thp.json "$d/" || return 1
 	MMLAB_RESULTS=$d expect_fail "does not quote block" python3 "$S/series_numbers.py" --check
 }
 

@@ -4,7 +4,7 @@
     report.py OUT_PREFIX VARIANT=CONSOLE_LOG [VARIANT=CONSOLE_LOG ...]
 
 Reads the "@@RESULT {json}" lines of each log (each with the command of
-the "@@RUN" line before it), writes OUT_PREFIX.json (one
+the "@@RUN" line before it), writes OUT_PREFIX.json (a JSON array, one
 record per workload, phase and variant) and OUT_PREFIX.md (a table), and
 prints the table. The first variant is the reference for the ratios. A
 record may name more of its fields in "metrics" ("a,b"): they get a second
@@ -137,8 +137,8 @@ def main(argv):
             by_key.setdefault(key_of(r), {})[variant] = r
 
     with open(prefix + ".json", "w") as f:
-        for r in out:
-            f.write(json.dumps(r, sort_keys=True) + "\n")
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
 
     ref = variants[0]
     lines = []
