@@ -4,7 +4,7 @@
 #   make-benchroot.sh disk SCALE  -> prints the data disk's path
 #                                    (SCALE small or full)
 # 1. A minbase Debian 12 root with the real clients the bench runs
-#    (sqlite3, python3-numpy, fio, bpftrace, busybox, util-linux), made with
+#    (sqlite3, python3-numpy, bpftrace, busybox, util-linux), made with
 #    Debian's mmdebstrap from Debian's archive, through the same mirrors and
 #    with this machine's Acquire::Check-Valid-Until and Acquire::Check-Date
 #    settings, as make fresh-check does. Kept as a tarball, keyed by the
@@ -83,7 +83,7 @@ fi
 [ $# = 0 ] || die "usage: make-benchroot.sh [disk small|full]"
 
 SUITE=bookworm
-INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,fio,bpftrace,busybox,util-linux,procps,xfsprogs
+INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,bpftrace,busybox,util-linux,procps,xfsprogs
 MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian $SUITE-updates main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")

@@ -4,6 +4,5 @@ echo "@@RUN hello"
 uname -a
 python3 -c 'import numpy, sqlite3, sys; print("python", sys.version.split()[0], "numpy", numpy.__version__, "sqlite", sqlite3.sqlite_version)' || exit 1
 sqlite3 -version || exit 1
-fio --version || exit 1
 ls /mnt 2>/dev/null
 exit 0
