@@ -119,8 +119,7 @@ workloads/after-random -m records -H: N random faults in [768 MiB, 1 GiB)
 through a plain mapping (read_ahead_kb 128), then 100 random records of 64
 or 32 KiB in [0, 768 MiB), each read page by page in order through a
 MADV_HUGEPAGE mapping. pages/record: pages read from the disk per record.
-Consoles in v4-records-thp/ (the job ran as thpdev.sh, the same
-commands, before it was named records-thp.sh).
+Consoles in v4-records-thp/.
 
 """
 
