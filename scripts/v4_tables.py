@@ -52,22 +52,29 @@ def selftest(kernels, head):
             f.write(f"{case:36}" + "".join(f"{c:12}" for c in cells).rstrip() + "\n")
 
 
+def results(path, phase):
+    """The @@RESULT records of phase PHASE in the console at PATH."""
+    for line in open(os.path.join(RESULTS, path), errors="replace"):
+        if "@@RESULT" in line and f'"{phase}"' in line:
+            yield json.loads(line[line.index("{"):])
+
+
+def write_json(name, out):
+    with open(os.path.join(RESULTS, name + ".json"), "w") as f:
+        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
+        f.write("\n")
+
+
 def thp_direction(head):
     rows = {}
     for k in ("base", "patched"):
-        for line in open(os.path.join(RESULTS, "v4-thp-direction", f"console-{k}.log"),
-                         errors="replace"):
-            if "@@RESULT" not in line or '"pass"' not in line:
-                continue
-            r = json.loads(line[line.index("{"):])
+        for r in results(f"v4-thp-direction/console-{k}.log", "pass"):
             key = (r["workload"].split("-")[-1], r["read_ahead_kb"], r["random_faults"])
             rows.setdefault(key, {})[k] = {x: r.get(x) for x in
                                            ("major_faults", "dev_pages_read", "pmd_mapped_2m")}
     out = [{"reader": a, "read_ahead_kb": b, "random_faults": c, **{
         f"{k}_{x}": v[k][x] for k in v for x in v[k]}} for (a, b, c), v in rows.items()]
-    with open(os.path.join(RESULTS, "v4-thp-direction.json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
-        f.write("\n")
+    write_json("v4-thp-direction", out)
     with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit()))
         f.write("| reader | ra KiB | random | base major | v4 major | base PMD | v4 PMD "
@@ -83,16 +90,11 @@ def records_thp(head):
     out = []
     for k in ("base", "patched"):
         for n in (0, 300):
-            for line in open(os.path.join(RESULTS, "v4-records-thp",
-                                          f"console-{k}-{n}.log"), errors="replace"):
-                if "@@RESULT" in line and '"access"' in line:
-                    r = json.loads(line[line.index("{"):])
-                    out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
-                                "pages_per_access": r["pages_per_access"],
-                                "major_faults": r["major_faults"]})
-    with open(os.path.join(RESULTS, "v4-records-thp.json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
-        f.write("\n")
+            for r in results(f"v4-records-thp/console-{k}-{n}.log", "access"):
+                out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
+                            "pages_per_access": r["pages_per_access"],
+                            "major_faults": r["major_faults"]})
+    write_json("v4-records-thp", out)
     with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit()))
         f.write("| record KiB | random faults | base pages/record | v4 pages/record "
