@@ -19,6 +19,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 base_repo=${1:?usage: $0 BASE_REPO [SERIES_DIR]}
 series_dir=${2:-/work/main/series}
+# git am runs in the worktree: make the path absolute
+series_dir=$(cd "$series_dir" && pwd) || exit 1
 wt=${MMNEW_WT:-/root/.cache/mmlab/k/mmnew-check-src}
 obj=${MMNEW_OBJ:-/root/.cache/mmlab/k/mmnew-check-obj}
 guest_config=${GUEST_CONFIG:-$here/../config/guest.config}

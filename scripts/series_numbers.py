@@ -169,10 +169,10 @@ def patch2_records():
          for x in load("v4-records-thp.json")["rows"]}
     text = ("A reader of random 64 KiB records through MADV_HUGEPAGE after 300 "
             f"random faults reads {r[('patched', 64, 300)]:.1f} pages a record, "
-            f"against {r[('base', 64, 0)]:.1f} on 7.3-rc7 without the random "
-            f"faults (forced THP readahead) and {r[('base', 64, 300)]:.1f} stuck; "
-            f"of 32 KiB records, {r[('patched', 32, 300)]:.1f} as on 7.3-rc7 "
-            f"({r[('base', 32, 300)]:.1f}).")
+            f"against {r[('base', 64, 300)]:.1f} on 7.3-rc7 (stuck) and "
+            f"{r[('base', 64, 0)]:.1f} there without the random faults (forced "
+            "THP readahead); of 32 KiB records, "
+            f"{r[('patched', 32, 300)]:.1f} (7.3-rc7: {r[('base', 32, 300)]:.1f}).")
     return textwrap.fill(text, 72, break_on_hyphens=False)
 
 
