@@ -75,22 +75,9 @@ if [ -n "${APPS_KDIR:-}" ]; then
 		kernels+=("$APPS_KDIR/$v/bzImage")
 	done
 else
-	for v in "${variants[@]}"; do
-		case $v in
-		base|patched) ;;
-		*) [ -d "$LAB/variants/$v" ] || die "APPS_VARIANTS: '$v' is neither base, patched nor a directory of variants/" ;;
-		esac
-	done
-	bash "$S/fetch-base.sh"
-	for v in "${variants[@]}"; do
-		case $v in
-		base) ;;
-		patched) bash "$S/apply-series.sh" ;;
-		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-		esac
-		bash "$S/build-kernel.sh" "$v"
-		kernels+=("$BUILD/$v/bzImage")
-	done
+	build_kernels "${variants[@]}"
+	kernels=("${variants[@]/#/$BUILD/}")
+	kernels=("${kernels[@]/%//bzImage}")
 fi
 root=$(bash "$LAB/apps/make-root.sh")
 disk=$(bash "$LAB/apps/make-root.sh" disk)

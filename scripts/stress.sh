@@ -30,15 +30,7 @@ S=$LAB/scripts
 start=$(date +%s)
 if [ -z "${STRESS_NO_BUILD:-}" ]; then
 	bash "$S/deps.sh"
-	bash "$S/fetch-base.sh"
-	bash "$S/apply-series.sh"
-	for v in "${variants[@]}"; do
-		case $v in
-		base|patched) ;;
-		*) bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
-		esac
-		LAB_FLAVOR=$flavor bash "$S/build-kernel.sh" "$v"
-	done
+	LAB_FLAVOR=$flavor build_kernels "${variants[@]}"
 	bash "$S/make-initramfs.sh" patched
 fi
 disk=$(bash "$S/make-disk.sh" check)
