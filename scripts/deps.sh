@@ -6,7 +6,8 @@
 #                     need (cross gcc, qemu-system-arm, clang 19); bench:
 #                     what make bench needs (mmdebstrap, gnuplot); make
 #                     demo and make check need neither
-#   MMLAB_DEPS_PKGS="pkg ..." replaces the list (for tests)
+#   MMLAB_DEPS_PKGS="pkg ..." replaces the list (for tests, and for
+#                     fresh-check, which needs mmdebstrap only)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -28,7 +28,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SUITE=bookworm
+# shellcheck disable=SC2034 # for mmdebstrap_tar (lib.sh)
 INCLUDE=build-essential,git,make,python3,ca-certificates,xz-utils
+# shellcheck disable=SC2034
 MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian $SUITE-updates main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")
@@ -110,39 +112,14 @@ remove_root() {
 }
 
 # --- 1. the root tarball -------------------------------------------------
-if ! command -v mmdebstrap >/dev/null; then
-	log "installing Debian's mmdebstrap with apt-get"
-	export DEBIAN_FRONTEND=noninteractive
-	apt_get_update "fresh-check (to install mmdebstrap)"
-	if ! out=$(apt-get install -y -q mmdebstrap 2>&1); then
-		grep -E '^(E|W):' <<<"$out" | sed 's/^/    /' >&2 || tail -5 <<<"$out" >&2
-		die "fresh-check cannot run here: mmdebstrap is not installed and apt-get install mmdebstrap failed (above)"
-	fi
-fi
-
+command -v mmdebstrap >/dev/null || MMLAB_DEPS_PKGS=mmdebstrap bash "$LAB/scripts/deps.sh" ||
+	die "fresh-check cannot run here: mmdebstrap is not installed and could not be installed (above)"
 # This machine's answer to "may a Release file be past its Valid-Until
 # date" (and "from the future"), for the new root's apt as for ours.
+# shellcheck disable=SC2034
 aptopts=()
 mmdebstrap_aptopts
-key=$(mmdebstrap_key)
-if [ "${FRESH_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
-   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
-	need_space "$FRESH_DIR" 2048 "making the Debian root"
-	log "making a minbase $SUITE root with mmdebstrap (+ $INCLUDE${aptopts[*]:+; ${aptopts[*]}})"
-	start=$(date +%s)
-	rm -rf "$tarball" "$tarball.key"
-	mkdir -p "$logs"
-	tmp=$FRESH_DIR/.$SUITE-minbase.tmp.tar
-	if ! mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
-		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$logs/mmdebstrap.log" 2>&1; then
-		tail -n 30 "$logs/mmdebstrap.log" >&2
-		rm -f "$tmp"
-		die "mmdebstrap failed (full log: $logs/mmdebstrap.log)"
-	fi
-	mv "$tmp" "$tarball"
-	echo "$key" > "$tarball.key"
-	log "root tarball made in $(( $(date +%s) - start ))s: $tarball ($(du -h "$tarball" | cut -f1))"
-fi
+mmdebstrap_tar "$tarball" "${FRESH_REBUILD:-0}" 2048 "$logs/mmdebstrap.log"
 
 # --- 2. the root, the clone ----------------------------------------------
 warm=${FRESH_WARM:-0}

@@ -271,3 +271,27 @@ mmdebstrap_key() {
 	  dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } |
 		sha256sum | cut -c1-16
 }
+
+# mmdebstrap_tar TARBALL REBUILD NEED_MIB LOG: make TARBALL with
+# mmdebstrap (a minbase root, as mmdebstrap_key describes it; LOG keeps
+# its output), unless it is there with that key and REBUILD is not 1.
+mmdebstrap_tar() {
+	local tarball=$1 key tmp start
+	key=$(mmdebstrap_key)
+	[ "$2" != 1 ] && [ -s "$tarball" ] && [ "$(cat "$tarball.key" 2>/dev/null)" = "$key" ] && return 0
+	need_space "${tarball%/*}" "$3" "making the $SUITE root ${tarball##*/}"
+	log "${tarball##*/}: mmdebstrap $SUITE minbase + $INCLUDE${aptopts[*]:+; ${aptopts[*]}}"
+	start=$(date +%s)
+	tmp=${tarball%/*}/.$(basename "$tarball" .tar).tmp.tar
+	rm -f "$tarball" "$tarball.key" "$tmp"
+	mkdir -p "${4%/*}"
+	if ! nice -n 10 mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
+		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$4" 2>&1; then
+		tail -n 30 "$4" >&2
+		rm -f "$tmp"
+		die "mmdebstrap failed (full log: $4)"
+	fi
+	mv "$tmp" "$tarball"
+	echo "$key" > "$tarball.key"
+	log "${tarball##*/} made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
+}

@@ -83,7 +83,9 @@ fi
 [ $# = 0 ] || die "usage: make-benchroot.sh [disk small|full]"
 
 SUITE=bookworm
+# shellcheck disable=SC2034 # for mmdebstrap_tar (lib.sh)
 INCLUDE=sqlite3,python3-minimal,python3,python3-numpy,bpftrace,busybox,util-linux,procps,xfsprogs
+# shellcheck disable=SC2034
 MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian $SUITE-updates main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")
@@ -96,30 +98,12 @@ command -v apt-get >/dev/null || die "make-benchroot needs a Debian machine (no 
 command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
 command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
 
+# shellcheck disable=SC2034
 aptopts=(--aptopt='APT::Install-Recommends "false"')
 mmdebstrap_aptopts
-key=$(mmdebstrap_key)
 tarball=$dir/$SUITE-bench.tar
-
 # --- 1. the root tarball -------------------------------------------------
-if [ "${BENCHROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
-   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
-	need_space "$dir" 3072 "making the bench root"
-	log "bench root: mmdebstrap $SUITE minbase + $INCLUDE"
-	start=$(date +%s)
-	rm -f "$tarball" "$tarball.key"
-	tmp=$dir/.$SUITE-bench.tmp.tar
-	trap 'rm -f "$tmp"' EXIT
-	if ! nice -n 10 mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
-		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$dir/mmdebstrap.log" 2>&1; then
-		tail -n 30 "$dir/mmdebstrap.log" >&2
-		die "mmdebstrap failed (full log: $dir/mmdebstrap.log)"
-	fi
-	mv "$tmp" "$tarball"
-	trap - EXIT
-	echo "$key" > "$tarball.key"
-	log "bench root tarball made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
-fi
+mmdebstrap_tar "$tarball" "${BENCHROOT_REBUILD:-0}" 3072 "$dir/mmdebstrap.log"
 
 # --- 2. the image: root + /lab -------------------------------------------
 # the lab's static workloads the bench runs too (built from workloads/ as
@@ -130,7 +114,7 @@ mapfile -t files < <(cd "$LAB" && { find guest/bench -type f;
 	echo workloads/common.c; echo workloads/common.h; echo workloads/Makefile; } | LC_ALL=C sort)
 [ ${#files[@]} -gt 0 ] || die "no guest/bench files in $LAB"
 for f in "${files[@]}"; do [ -f "$LAB/$f" ] || die "no $f in $LAB"; done
-ikey=$( { echo "$key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
+ikey=$( { cat "$tarball.key"; (cd "$LAB" && sha256sum "${files[@]}"); } | sha256sum | cut -c1-16)
 img=$dir/root-$ikey.img
 if [ -s "$img" ]; then echo "$img"; exit 0; fi
 
