@@ -55,8 +55,7 @@ stage_kernels() {
 		mkdir -p "$OUT/$v"
 		log "arm64 $v: building Image"
 		start=$(date +%s)
-		if ! nice -n 10 bash -c "$(declare -f kmake akmake); KROOT='$KROOT' CACHE='$CACHE' CROSS='$CROSS'; akmake '$v' Image" \
-			> "$obj/build.log" 2>&1; then
+		if ! KMAKE_NICE=10 akmake "$v" Image > "$obj/build.log" 2>&1; then
 			tail -30 "$obj/build.log" >&2
 			die "arm64 $v: kernel build failed (full log: $obj/build.log)"
 		fi

@@ -70,14 +70,13 @@ make_args() {
 	esac
 }
 
-# mk VARIANT OBJDIR ARGS...: kmake, with this config's make_args, niced
-# (kernel builds share the machine); "ccache_X" in MARGS is "ccache X"
+# mk VARIANT OBJDIR ARGS...: kmake, niced, with this config's make_args
+# ("ccache_X" in MARGS is "ccache X")
 mk() {
 	local v=$1 o=$2 a args=()
 	shift 2
 	for a in $MARGS; do args+=("${a/ccache_/ccache }"); done
-	nice -n 10 bash -c "$(declare -f kmake); KROOT='$KROOT' CACHE='$CACHE'; kmake \"\$@\"" \
-		kmake "$v" "$o" "${args[@]}" "$@"
+	KMAKE_NICE=10 kmake "$v" "$o" "${args[@]}" "$@"
 }
 
 # configure VARIANT OBJDIR FRAGMENTS: tinyconfig + FRAGMENTS, with this

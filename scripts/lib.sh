@@ -42,14 +42,15 @@ kroot() { base_env; echo "$CACHE/k/$BASE_KEY"; }
 # variants (CCACHE_BASEDIR), a fixed build identity so that an unchanged
 # tree rebuilds nothing, and uname -r naming the variant (no "+" for a
 # tree that is not a tag). The caller sets KROOT; later MAKE_ARGS such as
-# CC=gcc override these.
+# CC=gcc override these. KMAKE_NICE=N: niced (kernel builds share the
+# machine).
 kmake() {
 	local v=$1 o=$2
 	shift 2
 	CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$KROOT \
 	CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G} \
 	KBUILD_BUILD_TIMESTAMP=2026-01-01 KBUILD_BUILD_USER=mmlab \
-	KBUILD_BUILD_HOST=mmlab \
+	KBUILD_BUILD_HOST=mmlab nice -n "${KMAKE_NICE:-0}" \
 	make -s -C "$KROOT/$v/src" O="$o" ARCH=x86_64 CC="ccache gcc" \
 		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
 }
