@@ -58,19 +58,16 @@ extra=$out/extra
 rm -rf "$extra" && mkdir -p "$extra"
 # trim the fields of a "|" line
 fields() { awk -F'|' -v OFS='\t' '{ for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i); $1 = $1; print }'; }
-grep -E '^run[[:space:]]*\|' "$list" | fields |
-	awk -F'\t' -v only="$only" '{ print $2, $3, $4, $5 }' > "$extra/plan.all"
-# shellcheck disable=SC2254
-while read -r id rest; do
-	case $id in $only) echo "$id $rest" ;; esac
-done < "$extra/plan.all" > "$extra/plan"
-rm "$extra/plan.all"
-[ -s "$extra/plan" ] || die "MMTESTS_ONLY='$only' matches no test of $list"
-while read -r id t where cmd _; do
+grep -E '^run[[:space:]]*\|' "$list" | fields | awk -F'\t' '{ print $2, $3, $4, $5 }' |
+while read -r id t where cmd; do
+	# shellcheck disable=SC2254
+	case $id in $only) ;; *) continue ;; esac
 	[[ $t =~ ^[0-9]+$ ]] || die "$list: $id: timeout '$t' is not a number"
 	case $where in ext4|tmpfs) ;; *) die "$list: $id: WHERE must be ext4 or tmpfs, not '$where'" ;; esac
 	[ -n "$cmd" ] || die "$list: $id: no command"
-done < "$extra/plan"
+	echo "$id $t $where $cmd"
+done > "$extra/plan"
+[ -s "$extra/plan" ] || die "MMTESTS_ONLY='$only' matches no test of $list"
 mapfile -t bins < <(awk '{ print $4 }' "$extra/plan" | sort -u)
 
 # ---- build them, static, from the series' tree
