@@ -86,33 +86,6 @@ int open_cold(const char *path, size_t *size)
 }
 
 /*
- * Map a file read-only. With thp, place it on a PMD boundary and ask for
- * huge pages, so that forced THP readahead can map PMD-sized folios.
- */
-void *map_file(int fd, size_t size, int thp)
-{
-	const size_t pmd = 2UL << 20;
-	char *area, *p;
-
-	if (!thp) {
-		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-		if (p == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
-		return p;
-	}
-	area = mmap(NULL, size + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		die("mmap reserve: %s", strerror(errno));
-	p = (char *)(((uintptr_t)area + pmd - 1) & ~(pmd - 1));
-	p = mmap(p, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
-	if (p == MAP_FAILED)
-		die("mmap: %s", strerror(errno));
-	if (madvise(p, size, MADV_HUGEPAGE))
-		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
-	return p;
-}
-
-/*
  * Map a file read-only on a PMD boundary, with mmap flags FLAGS
  * (MAP_SHARED or MAP_PRIVATE), and ask for nothing: the caller decides
  * whether and when to madvise().
@@ -129,6 +102,27 @@ void *map_file_aligned(int fd, size_t size, int flags)
 	p = mmap(p, size, PROT_READ, flags | MAP_FIXED, fd, 0);
 	if (p == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	return p;
+}
+
+/*
+ * Map a file read-only and shared. With thp, place it on a PMD boundary
+ * and ask for huge pages, so that forced THP readahead can map PMD-sized
+ * folios.
+ */
+void *map_file(int fd, size_t size, int thp)
+{
+	char *p;
+
+	if (!thp) {
+		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		return p;
+	}
+	p = map_file_aligned(fd, size, MAP_SHARED);
+	if (madvise(p, size, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	return p;
 }
 

@@ -42,11 +42,7 @@ static volatile char sink;
 
 static int cached(char *map, size_t off)
 {
-	unsigned char v;
-
-	if (mincore(map + (off & ~(page_size - 1)), page_size, &v))
-		die("mincore failed");
-	return v & 1;
+	return resident_pages(map + (off & ~(page_size - 1)), page_size);
 }
 
 int main(int argc, char **argv)
