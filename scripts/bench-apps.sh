@@ -15,19 +15,10 @@
 #                        7.3-rc7 with 0b9c0aeba938 undone, the robot's
 #                        "before"; it runs GraphicsMagick only, all its
 #                        runs in one boot
-# A boot of base or the series runs (apps/jobs/llama.sh): llama.cpp with
-# 300 random reads first (llama-touch300, in the first APPS_LLAMA rounds),
-# ggufread rand300 (with llama.cpp's prefetch), bare-plain and
-# bare-rand300 (without), and GraphicsMagick. APPS_CASES gives the list
-# instead (e.g. all of llama.sh's: llama-plain:llama-touch300:
-# llama-after300:read-plain:read-rand300:read-after300:read-bare-plain:
-# read-bare-rand300:gm). Estimated from the parts measured here (on a
-# busy host): the boots 17 min (base 285 s in its first round, 179 s
-# after; the series 172 s, then 72 s; exp-per-page 77 s), the sid root
-# 2.8 (measured: mmdebstrap 137 s, with the image and disk 2 min 45 s),
-# exp-per-page's build 1.5, so about 22 min with base and the series
-# built, and about 62 from nothing with their cold builds (1042 s and
-# 1266 s in a new root, shared/design.md); APPS_ROUNDS=2 saves 4 min.
+# A boot of base or the series runs apps/jobs/llama.sh's cases (docs/apps.md
+# says what each is and how long a run takes here): llama-touch300 in the
+# first APPS_LLAMA rounds, read-rand300, read-bare-plain,
+# read-bare-rand300 and gm.
 #   APPS_ROUNDS=3        boots of each kernel for each client
 #   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
 #                        one token takes about 12 s under TCG here)
@@ -36,7 +27,10 @@
 #                        (APPS_MODEL_MIB=384, the model, 1.5 times that)
 #   APPS_LLAMA=1         the rounds that run llama.cpp (a pair of runs
 #                        takes 2 to 2.5 min under TCG; 0: ggufread only)
-#   APPS_CASES=...       the llama boot's cases (apps/jobs/llama.sh)
+#   APPS_CASES=...       the llama boot's cases instead, ':'-separated
+#                        (llama-plain, llama-touch300, llama-after300,
+#                        read-plain, read-rand300, read-after300,
+#                        read-bare-plain, read-bare-rand300, gm)
 #   APPS_GM=1:8          GraphicsMagick: runs a boot, -duration seconds
 #                        (one Swirl of the 2400x1600 JPEG takes 17-20 s
 #                        under TCG here: one iteration a run)

@@ -5,23 +5,18 @@
 # kernel that runs first is otherwise slower on the same work). Writes
 # results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
 # results/bench-small.*), consoles under results/bench[-small]/.
-#   BENCH_SCALE=full (default; 87 min from nothing on a new Debian 12
-#                        root here) or small (a quick look, base and the
-#                        series only; 17 min from nothing)
+#   BENCH_SCALE=full     (default) or small: a quick look, base and the
+#                        series only (times: docs/measurements.md)
 #   BENCH_VARIANTS="base patched exp-per-page exp-tried-hits"  kernels
-#                        compared, the first the reference (the default
-#                        of the full scale; small: "base patched"); base,
-#                        patched and the lab-only variants/NAME are built
-#                        here: exp-per-page and exp-tried-hits are base
-#                        with 0b9c0aeba938 and with its companion
-#                        9b0fcac3cfe7 undone, to show what those commits
-#                        gained
+#                        compared, the first the reference (small: "base
+#                        patched"); exp-per-page and exp-tried-hits
+#                        (variants/) are base with 0b9c0aeba938 and with
+#                        its companion 9b0fcac3cfe7 undone
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
-#   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first R
-#                        rounds only (default full 1, small 2): what
-#                        they show is page counts many times base's, and
-#                        their boots cost time (21 of the 87 min make
-#                        bench took from nothing)
+#   BENCH_EXP_ROUNDS=R   the kernels after the first two boot in the first
+#                        R rounds only (default full 1, small 2): their
+#                        page counts are many times base's, and their
+#                        boots cost time
 #   BENCH_REPS=K         runs of every case in each boot, each from a cold
 #                        cache (default 1)
 #   BENCH_SQLITE_NS=N:N:...  SQLite lookup counts (0: the control; default
@@ -32,33 +27,23 @@
 #   BENCH_NUMPY_ROUNDS=R the rounds that run numpy too (default full 5,
 #                        small all)
 #   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (default full 3,
-#                        small 1; 0: none): 1 % of array.u8 touched at
-#                        random, in order and in strides of 1021, 1024,
-#                        2053 and 4099 pages, read_ahead_kb 8192, in a
-#                        guest 2.5 times smaller than the file (full:
-#                        1640M, small: 128M, the least the Debian root
-#                        boots in here) and one twice its size. An odd
-#                        count, so that the median is a run: in strides
-#                        of 1021 pages in the smaller guest one run in
-#                        nine so far reads 1.45 million pages where the
-#                        others read 1.76 to 1.84, on base as with the
-#                        series (results/bench-method-more.md, README)
+#                        small 1; 0: none; odd, so that the median is a
+#                        run): 1 % of array.u8 touched at random, in order
+#                        and in strides of 1021, 1024, 2053 and 4099
+#                        pages, read_ahead_kb 8192, in a guest 2.5 times
+#                        smaller than the file (full: 1640M, small: 128M,
+#                        the least the Debian root boots in) and one twice
+#                        its size
 #   BENCH_AFTER_ROUNDS=R rounds whose bench boot also runs make sharp's
 #                        readers that are not sequential (after-random:
 #                        adversarial, every-other, every-other-warm,
-#                        records + probe;
-#                        make sharp's geometry in the first 256 MiB of
-#                        array.u8; default 4; 0: none)
+#                        records + probe) in the first 256 MiB of
+#                        array.u8 (default 4; 0: none)
 #   BENCH_VMSCAL_ROUNDS=R rounds with a boot of the vm-scalability mmap
-#                        read cases (vmscal: mmap-pread-seq, -rand, their
-#                        -mt forms, mmap-xread-seq-mt, lru-file-mmap-read)
-#                        and the random reader of the report behind
-#                        0b9c0aeba938 (random-private), in a guest smaller
-#                        than the files (default full 4, small 2; 0:
-#                        none). Both of these are the same size at both
-#                        scales (the full-scale files would not fit the
-#                        time; the counts are the stable figures and 4
-#                        runs show their spread)
+#                        read cases (vmscal) and the random reader of the
+#                        report behind 0b9c0aeba938 (random-private), in
+#                        a guest smaller than the files, of the same size
+#                        at both scales (default full 4, small 2; 0: none)
 #   BENCH_VMSCAL=LEN:LRU:TASKS  MiB of array.u8 the one-file cases read
 #                        (default 256), MiB of each of array.u8 and
 #                        bench.db for lru-file-mmap-read (192), threads or

@@ -1,20 +1,13 @@
 #!/bin/bash
 # CI-sized config matrix for the series: build mm/filemap.o and
 # mm/readahead.o with W=1 in base and in patched, each configured the same
-# way, for configurations the lab's guest kernel does not cover:
-#   x86_64-thp-off     guest.config + thp-off.config
-#   x86_64-lru-gen-off guest.config + lru-gen-off.config
-#   i386               ARCH=i386, guest.config + matrix-i386.config
-#                      (32-bit pgoff_t arithmetic)
-#   x86_64-clang       guest.config, LLVM=-NN: the newest clang-NN on this
-#                      machine that the kernel accepts (min-tool-version.sh);
-#                      skipped, and said so, when there is none
-#   arm64-64k          ARCH=arm64, arm64-guest.config (64 KiB pages), with
-#                      Debian's aarch64-linux-gnu-gcc
-# A warning in patched that base does not have (same file and message; line
-# numbers are not compared, the series moves them) fails the config, as
-# does a build failure or a config without the options it is meant to
-# have. Writes results/config-matrix.md; exits 1 on any failure.
+# way, for the configurations the lab's guest kernel does not cover
+# (CONFIGS below: THP off, LRU_GEN off, i386 for 32-bit pgoff_t
+# arithmetic, the newest clang the kernel accepts, arm64 with 64 KiB
+# pages). A warning in patched that base does not have (same file and
+# message; line numbers are not compared, the series moves them) fails
+# the config, as does a build failure or a config without the options it
+# is meant to have. Writes results/config-matrix.md; exits 1 on any failure.
 #   config-matrix.sh [NAME...]   only those configs
 # Obj dirs: $KROOT/{base,patched}/obj-matrix-NAME, kept between runs, so a
 # second run reconfigures nothing and rebuilds two objects per tree
@@ -34,7 +27,9 @@ C=$LAB/config
 OBJS=(mm/filemap.o mm/readahead.o)
 
 # The configurations: NAME|ARCH|COMPILER|FRAGMENTS|OPTIONS THAT MUST HOLD
-# (COMPILER gcc, cross, or llvm; an option "=n" must be off or absent).
+# (COMPILER gcc, cross (Debian's aarch64-linux-gnu-gcc), or llvm (skipped,
+# and said so, without a clang the kernel accepts); an option "=n" must be
+# off or absent).
 # CONFIG_TRANSPARENT_HUGEPAGE and CONFIG_LRU_GEN matter to the series'
 # code (the forced-THP readahead path and folio_test_workingset's source).
 CONFIGS=(

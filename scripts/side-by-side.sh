@@ -7,16 +7,8 @@
 # each kernel's consoles, joined, are results/console-REPORT-KERNEL.log,
 # and results/REPORT.{md,json} (scripts/report.py) compares them, the
 # first kernel the reference, with each guest command (the scale of its
-# case) and every kernel's commit. docs/lab.md says what each case is.
-#
-# demo        the two traps on base and the series (results/demo.*), then
-#             300 random faults in a 1 GiB file and 256 MiB in order on xfs
-#             with 16 KiB blocks, on both (demo-lbs.*; make sharp has v3)
-# demo-small  the same on smaller files (demo-small.*, demo-small-lbs.*)
-# sharp       the probe's cost for readers that are not sequential,
-#             recovery with several streams and on 16 KiB blocks,
-#             VM_HUGEPAGE readers after random faults and with
-#             read_ahead_kb 0 (results/sharp.*, with each case's scale):
+# case) and every kernel's commit. docs/lab.md says what each list and
+# case is. The scale of make sharp:
 #   SHARP_THP_MIB     the VM_HUGEPAGE passes after random faults (512)
 #   SHARP_READS       the plain random reader's reads per run (524288)
 #   SHARP_SPARSE_MIB  its sparse file (4096), in a SHARP_RANDOM_MEM guest (1G)
@@ -24,13 +16,8 @@
 #   SHARP_STREAM_MIB  the four streams together (1024), in a
 #                     SHARP_STREAM_MEM guest (512M)
 #   SHARP_VARIANTS    the kernels (base v3 patched), base first
-# fixes       which upstream commit made each trap reachable: both traps
-#             on base and on lab kernels of 7.3-rc7 that each undo one
-#             upstream change (variants/exp-*; results/fixes.*)
-#
-# patched is series/, applied as make apply applies it (apply-series.sh
-# refuses to replace work in the tree that is not exported); the other
-# kernels but base are variants/NAME.
+# patched is series/, applied as make apply applies it; the other kernels
+# but base are variants/NAME.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
