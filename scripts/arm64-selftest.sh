@@ -224,7 +224,7 @@ cases() {
 since() { if [ -n "$1" ]; then echo "$(( $1 - first )) s"; else echo never; fi; }
 
 stage_run() {
-	local v con rc tapv secs booted done_at first
+	local v con rc secs booted done_at first
 	local tmp=$OUT/report
 	mkdir -p "$tmp" "$RESULTS"
 	# the line of the fixture's message "ext4, 4096-byte blocks, on loop0"
@@ -243,9 +243,8 @@ stage_run() {
 		cases "$con" > "$tmp/$v.cases"
 		# tap.py reads the console without the host times
 		sed 's/^\[[0-9.]*\] //' "$con" > "$tmp/$v.console"
-		tapv=$v
 		python3 "$LAB/scripts/tap.py" "$tmp/$v.console" --expect \
-			"$LAB/tests/selftest-expect.txt" "$tapv" > "$tmp/$v.expect" 2>&1 || true
+			"$LAB/tests/selftest-expect.txt" "$v" > "$tmp/$v.expect" 2>&1 || true
 		log "arm64 $v: $(cat "$tmp/$v.times"); $(cut -f2 "$tmp/$v.cases" | sort | uniq -c | tr -s ' \n' ' ')"
 	done
 	stage_report

@@ -18,7 +18,6 @@ set -euo pipefail
 variant=${1:-patched}
 KROOT=$(kroot)
 src=$KROOT/$variant/src
-: # (no object directory is needed here)
 [ -d "$src" ] || die "no source tree for $variant"
 if [ -n "${LAB_INITRAMFS_EXTRA:-}" ]; then
 	[ -d "$LAB_INITRAMFS_EXTRA" ] || die "LAB_INITRAMFS_EXTRA: no directory '$LAB_INITRAMFS_EXTRA'"
