@@ -70,6 +70,7 @@ by = {(r["workload"], r.get("random_faults"), r["phase"], r["variant"]): r for r
 r = by[("seq-after-random", 100, "sequential", "base")]
 assert r["major_faults"] == 262144 and r["dev_pages_read"] == 262144, r
 assert r["accel"] == "tcg" and r["kernel"] == "7.3.0-rc7", r
+assert r["lab_commit"] not in (None, "unknown"), r
 r = by[("seq-after-random", 100, "sequential", "patched")]
 assert r["major_faults"] == 2, r
 assert len(recs) == 4, len(recs)

@@ -2,20 +2,24 @@
 """Turn the guests' console logs into the side-by-side report.
 
     report.py OUT_PREFIX VARIANT=CONSOLE_LOG [VARIANT=CONSOLE_LOG ...]
+    report.py --again OUT_PREFIX
 
 Reads the "@@RESULT {json}" lines of each log (each with the command of
 the "@@RUN" line before it), writes OUT_PREFIX.json (a JSON array, one
-record per workload, phase and variant) and OUT_PREFIX.md (a table), and
-prints the table. The first variant is the reference for the ratios. A
-record may name more of its fields in "metrics" ("a,b"): they get a second
-table, a row per field.
+record per workload, phase and variant) and OUT_PREFIX.md (a table per
+figure, a row per workload), and prints the tables. The first variant is
+the reference for the ratios. A record may name more of its fields in
+"metrics" ("a,b"): they get a table of their own, a row per field. What
+the consoles do not hold comes from build/VARIANT/info.env (the kernel's
+tree), the cache's base.env and the lab's HEAD (or MMLAB_LAB_COMMIT).
+--again remakes a report from its consoles, OUT_DIR/console-NAME-VARIANT.log,
+and takes that from OUT_PREFIX.json, keeping the .md from "## Kernels" on.
 """
 import json
 import os
 import re
+import subprocess
 import sys
-
-FIELDS = ("major_faults", "dev_pages_read", "seconds")
 
 
 class ParseError(Exception):
@@ -102,14 +106,68 @@ def fmt_num(v):
     return str(v)
 
 
-def main(argv):
-    if len(argv) < 3:
-        sys.exit(__doc__)
-    prefix, pairs = argv[1], argv[2:]
-    lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def lab_commit(lab):
+    """The lab's commit: MMLAB_LAB_COMMIT when set, else git's HEAD."""
+    if os.environ.get("MMLAB_LAB_COMMIT"):
+        return os.environ["MMLAB_LAB_COMMIT"]
+    r = subprocess.run(["git", "-C", lab, "rev-parse", "--short=12", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+PROVENANCE = ("base_package", "base_version", "base_pinned", "series_patches", "commit",
+              "lab_commit")
+
+
+def provenance(lab, variants):
+    """Per variant: what the consoles do not say, from this checkout"""
     cache = os.environ.get("MMLAB_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mmlab")
     base = read_env(os.path.join(cache, "base.env"))
+    out = {}
+    for v in variants:
+        info = read_env(os.path.join(lab, "build", v, "info.env"))
+        out[v] = dict(base_package=base.get("BASE_PKG_USED"),
+                      base_version=base.get("BASE_VERSION_USED"),
+                      base_pinned=base.get("BASE_PINNED") == "yes",
+                      # unknown (None) where this checkout did not build
+                      # the kernel: consoles reported again elsewhere
+                      series_patches=int(info["SERIES_PATCHES"]) if info.get("SERIES_PATCHES") else None,
+                      commit=info.get("COMMIT"), lab_commit=lab_commit(lab))
+    return out
+
+
+def again(prefix):
+    """--again: the variants, consoles, provenance and .md trailer of the
+    report at PREFIX as committed"""
+    old = json.load(open(prefix + ".json"))
+    prov = {}
+    for r in old:
+        p = prov.setdefault(r["variant"], {k: r.get(k) for k in PROVENANCE})
+        p["lab_commit"] = (os.environ.get("MMLAB_LAB_COMMIT") or p["lab_commit"]
+                           or "not recorded")
+    logs = os.path.join(os.path.dirname(prefix), "console-%s-" % os.path.basename(prefix))
+    md = open(prefix + ".md").read()
+    tail = md[md.index("\n## Kernels"):] if "\n## Kernels" in md else ""
+    return ["%s=%s%s.log" % (v, logs, v) for v in prov], prov, tail
+
+
+def table(caption, head, rows):
+    return (["", caption, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tail = ""
+    if argv[1] == "--again":
+        prefix = argv[2]
+        pairs, prov, tail = again(prefix)
+    else:
+        prefix, pairs = argv[1], argv[2:]
+        prov = provenance(lab, [p.split("=", 1)[0] for p in pairs])
 
     variants, out = [], []
     by_key = {}
@@ -122,17 +180,9 @@ def main(argv):
             sys.exit("report: %s" % e)
         if not recs:
             sys.exit("report: no results in %s (%s)" % (path, variant))
-        info = read_env(os.path.join(lab, "build", variant, "info.env"))
         for r in recs:
-            r.update(variant=variant, kernel=meta.get("kernel"),
-                     accel=meta.get("accel"),
-                     base_package=base.get("BASE_PKG_USED"),
-                     base_version=base.get("BASE_VERSION_USED"),
-                     base_pinned=base.get("BASE_PINNED") == "yes",
-                     # unknown (None) where this checkout did not build
-                     # the kernel: consoles reported again elsewhere
-                     series_patches=int(info["SERIES_PATCHES"]) if info.get("SERIES_PATCHES") else None,
-                     commit=info.get("COMMIT"))
+            r.update(variant=variant, kernel=meta.get("kernel"), accel=meta.get("accel"),
+                     **prov[variant])
             out.append(r)
             by_key.setdefault(key_of(r), {})[variant] = r
 
@@ -141,38 +191,45 @@ def main(argv):
         f.write("\n")
 
     ref = variants[0]
-    lines = []
     notes = []
-    if base and base.get("BASE_PINNED") != "yes":
+    p0 = prov[ref]
+    if p0["base_package"] and not p0["base_pinned"]:
         notes.append("**WARNING: base is %s %s, NOT the pinned version.**"
-                     % (base.get("BASE_PKG_USED"), base.get("BASE_VERSION_USED")))
+                     % (p0["base_package"], p0["base_version"]))
     accels = sorted({r.get("accel") or "?" for r in out})
-    kernels = sorted({"%s: %s" % (r["variant"], r.get("kernel")) for r in out})
-    notes.append("Base: %s %s; kernels: %s; accel: %s."
-                 % (base.get("BASE_PKG_USED", "?"), base.get("BASE_VERSION_USED", "?"),
-                    ", ".join(kernels), "/".join(accels)))
+    kernels = []
+    for v in variants:
+        k = next(r.get("kernel") for r in out if r["variant"] == v)
+        tree = prov[v]["commit"]
+        kernels.append("%s %s (%s)" % (v, k, "tree %s, %s patches on lab-base" % (
+            tree[:12], prov[v]["series_patches"]) if tree else "tree not recorded"))
+    notes.append("Lab commit %s; base %s %s; accel %s. Kernels: %s."
+                 % (p0["lab_commit"], p0["base_package"] or "?", p0["base_version"] or "?",
+                    "/".join(accels), "; ".join(kernels)))
     for v in variants[1:]:
-        n = {r["series_patches"] for r in out if r["variant"] == v}
-        if n == {0}:
+        if prov[v]["series_patches"] == 0:
             notes.append("**%s has no patches applied: it is the base tree.**" % v)
 
-    head = ["workload", "pages"]
-    for f in FIELDS:
+    def cells(per, f, ratios):
+        """each variant's F, with its ratio to the reference's in brackets"""
+        row = []
         for v in variants:
-            head.append("%s %s" % (f.replace("_", " "), v))
-    for v in variants[1:]:
-        head.append("seconds %s/%s" % (v, ref))
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "---|" * len(head))
-    for k, per in by_key.items():
-        row = [k, fmt_num(per.get(ref, next(iter(per.values()))).get("pages"))]
-        for f in FIELDS:
-            for v in variants:
-                row.append(fmt_num(per.get(v, {}).get(f)))
-        for v in variants[1:]:
-            row.append(fmt_num(ratio(per.get(v, {}).get("seconds"),
-                                     per.get(ref, {}).get("seconds"))))
-        lines.append("| " + " | ".join(row) + " |")
+            c = fmt_num(per.get(v, {}).get(f))
+            if ratios and v != ref:
+                c += " (%s)" % fmt_num(ratio(per.get(v, {}).get(f), per.get(ref, {}).get(f)))
+            row.append(c)
+        return row
+
+    first = lambda per: per.get(ref, next(iter(per.values())))
+    lines = table("Major faults (getrusage() of the workload):", ["workload", "pages"] + variants,
+                  [[k, fmt_num(first(per).get("pages"))] + cells(per, "major_faults", False)
+                   for k, per in by_key.items()])
+    lines += table("Pages read from the device (/sys/block/vda/stat sectors / 8):",
+                   ["workload"] + variants,
+                   [[k] + cells(per, "dev_pages_read", False) for k, per in by_key.items()])
+    lines += table("Seconds, wall clock in the guest, in brackets over %s's (noisy under TCG: "
+                   "compare the ratio, not the value):" % ref, ["workload"] + variants,
+                   [[k] + cells(per, "seconds", True) for k, per in by_key.items()])
 
     # Fields a record names in "metrics" (comma-separated), one row each
     extra = []
@@ -182,38 +239,26 @@ def main(argv):
             for m in (r.get("metrics") or "").split(","):
                 if m and m not in names:
                     names.append(m)
-        for m in names:
-            row = [k, m.replace("_", " ")]
-            row += [fmt_num(per.get(v, {}).get(m)) for v in variants]
-            row += [fmt_num(ratio(per.get(v, {}).get(m), per.get(ref, {}).get(m)))
-                    for v in variants[1:]]
-            extra.append("| " + " | ".join(row) + " |")
+        extra += [[k, m.replace("_", " ")] + cells(per, m, True) for m in names]
     if extra:
-        head = ["workload", "metric"] + variants
-        head += ["%s/%s" % (v, ref) for v in variants[1:]]
-        lines.append("")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
-        lines += extra
+        lines += table("More fields of the workloads, in brackets over %s's:" % ref,
+                       ["workload", "metric"] + variants, extra)
 
     # what ran, at which scale: each guest command (the @@RUN line before
     # a result) with the rows it gave
     cmds = {}
     for k, per in by_key.items():
-        c = per.get(ref, next(iter(per.values()))).get("command")
+        c = first(per).get("command")
         if c:
             cmds.setdefault(c, []).append(k)
     if cmds:
         lines += ["", "Commands (in the guest, on the data disk):", ""]
         lines += ["- `%s`: %s" % (c, ", ".join(ks)) for c, ks in cmds.items()]
 
-    text = "\n".join(notes) + "\n\n" + "\n".join(lines) + "\n"
+    text = "\n".join(notes) + "\n" + "\n".join(lines) + "\n"
     with open(prefix + ".md", "w") as f:
         f.write("# mmap_miss recovery: %s\n\n" % " vs ".join(variants))
-        f.write(text)
-        f.write("\nMajor faults: getrusage() of the workload; device pages: "
-                "/sys/block/vda/stat sectors / 8; seconds: wall clock in the "
-                "guest (noisy under TCG: compare the ratio, not the value).\n")
+        f.write(text + tail)
     print(text)
 
 
