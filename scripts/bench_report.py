@@ -2,21 +2,37 @@
 """make bench's report, from the consoles of its boots.
 
     bench_report.py OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE...
+    bench_report.py --again OUT
 
 writes OUT.md, OUT.json and the charts OUT-*.png (with gnuplot), and
 prints OUT.md. The consoles are given in the order the kernels booted;
 the first VARIANT is the reference. scripts/bench.sh runs it at the end
 of make bench, and "bench.sh report ARGS" runs only it (make check tests
-it so).
+it so). The lab commit is git's HEAD, or MMLAB_LAB_COMMIT. --again remakes
+OUT from the consoles OUT.json names, with its command, date, kernels and
+lab commit.
 """
-import hashlib, json, os, re, statistics, subprocess, sys, time
+import hashlib, json, os, re, statistics, subprocess, sys, tempfile, time
 
-if len(sys.argv) < 9:
+if sys.argv[1:2] == ["--again"] and len(sys.argv) == 3:
+    out = sys.argv[2]
+    old = json.load(open(out + ".json"))
+    cmd, scale, elapsed, mem, date, kernels = (old[k] for k in (
+        "command", "scale", "elapsed_s", "guest_mem", "date", "kernels"))
+    root, disk = old["root_image"], old["data_disk"]
+    runs = [(b["round"], b["variant"], None, os.path.join(os.path.dirname(out), b["console"]))
+            for b in old["boots"]]
+    lab = os.environ.get("MMLAB_LAB_COMMIT") or old.get("lab_commit") or "not recorded"
+elif len(sys.argv) >= 9:
+    out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
+    runs = [a.split("=", 3) for a in sys.argv[8:]]
+    date, kernels = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), {}
+    lab = os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(
+        ["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short=12",
+         "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
+else:
     sys.exit(__doc__)
-out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
-runs = [a.split("=", 3) for a in sys.argv[8:]]
 variants = []
-kernels = {}
 accel = set()
 boots = []
 results = []
@@ -204,7 +220,7 @@ for wl in ("adversarial", "every-other", "every-other-warm", "records"):
             ar.append(s)
 summary += ar
 
-doc = {"command": cmd, "scale": scale, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+doc = {"command": cmd, "scale": scale, "date": date, "lab_commit": lab,
        "elapsed_s": int(elapsed), "accel": sorted(accel), "guest_mem": mem,
        "read_ahead_kb": sorted({b["read_ahead_kb"] for b in boots}),
        "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
@@ -215,22 +231,31 @@ with open(out + ".json", "w") as f:
     f.write("\n")
 
 def mmm(d, fmt="{:.2f}"):
-    return " / ".join(fmt.format(d[k]) for k in ("min", "median", "max"))
+    """min / median / max, or one figure where the three are the same"""
+    xs = [fmt.format(d[k]) for k in ("min", "median", "max")]
+    return xs[0] if len(set(xs)) == 1 else " / ".join(xs)
 
 def pct(x):
     return "" if x is None else f"{x:+.2f}"
 
 md = []
 
-def table(title, intro, cols, rows):
-    """One section: a title, what it measures, and a table of ROWS with
-    COLS (header, function of a row) columns."""
+def table(title, intro, rows, keys, *groups):
+    """One section: a title, what it measures, a table for each of GROUPS
+    (a caption and its columns, each a header and a function of a row),
+    each with the KEYS columns first, then the commands of ROWS."""
     md.append(f"## {title}\n")
     md.append(intro + "\n")
-    md.append("| " + " | ".join(h for h, _ in cols) + " |")
-    md.append("|" + "---|" * len(cols))
-    for s in rows:
-        md.append("| " + " | ".join(str(fn(s)) for _, fn in cols) + " |")
+    for caption, cols in groups:
+        cols = keys + cols
+        md.append(caption + "\n")
+        md.append("| " + " | ".join(h for h, _ in cols) + " |")
+        md.append("|" + "---|" * len(cols))
+        for s in rows:
+            md.append("| " + " | ".join(str(fn(s)) for _, fn in cols) + " |")
+        md.append("")
+    md.append("Commands (in the guest):\n")
+    md.extend(f"- `{c}`" for c in dict.fromkeys(s["command"] for s in rows))
     md.append("")
 
 def cnt(key):
@@ -239,13 +264,14 @@ def cnt(key):
 def secs(s):
     return mmm(s["seconds"])
 
-def command(s):
-    return f"`{s['command']}`"
-
+N, KERNEL, RUNS = (("N", lambda s: s["n"]), ("kernel", lambda s: s["variant"]),
+                   ("runs", lambda s: s["runs"]))
+CASE = ("case", lambda s: s["workload"])
 sq = [s for s in summary if s["workload"] == "sqlite"]
 npy = [s for s in summary if s["workload"] == "numpy"]
 md.append(f"# make bench ({scale})\n")
-md.append(f"Command: `{cmd}` ({doc['date']}, {int(elapsed) // 60} min {int(elapsed) % 60} s in all).  ")
+md.append(f"Command: `{cmd}` ({doc['date']}, {int(elapsed) // 60} min {int(elapsed) % 60} s in all); "
+          f"lab commit {lab}.  ")
 md.append(f"Accelerator: {', '.join(doc['accel'])}; guest memory {mem}; data disk read_ahead_kb "
           f"{', '.join(map(str, doc['read_ahead_kb']))}; root {doc['root_image']} (Debian 12, "
           f"make-benchroot.sh), data {doc['data_disk']}.  ")
@@ -253,7 +279,9 @@ md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256
                                    for v, k in kernels.items()) + ".  ")
 md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} (one boot = one run of every case, "
           "each from a cold cache; seeds follow the round, the same for every kernel; the "
-          "method's and the vm-scalability boots follow each kernel's bench boot).\n")
+          "method's and the vm-scalability boots follow each kernel's bench boot). "
+          "Figures a / b / c are the min / median / max of the runs, one figure where "
+          "the three are the same.\n")
 if sq:
     pages = sq[0]["pages"]
     sqv = next((r.get("sqlite") for r in results if r.get("sqlite")), "?")
@@ -261,21 +289,20 @@ if sq:
           f"Database of {pages} pages, `PRAGMA mmap_size` over all of it (python3's sqlite3 "
           "module on Debian's libsqlite3). Scan: `SELECT sum(length(v)), count(*) FROM t`. "
           f"Stuck: more than a quarter of the {pages} pages taken as major faults in the scan. "
-          "Figures are min / median / max; vs control is the median scan time over the "
-          "same kernel's N=0 median.",
-          [("N", lambda s: s["n"]), ("kernel", lambda s: s["variant"]), ("runs", lambda s: s["runs"]),
-           ("stuck", lambda s: s["stuck"]), ("scan s", secs),
-           ("scan major faults", cnt("major_faults")), ("pages read", cnt("dev_pages_read")),
-           ("vs control", lambda s: s.get("vs_control", "")), ("command", command)], sq)
+          "Vs control is the median scan time over the same kernel's N=0 median.", sq,
+          [N, KERNEL, RUNS],
+          ("The scan's counts:", [("stuck", lambda s: s["stuck"]),
+                                  ("scan major faults", cnt("major_faults")),
+                                  ("pages read", cnt("dev_pages_read"))]),
+          ("The scan's time:", [("scan s", secs), ("vs control", lambda s: s.get("vs_control", ""))]))
 if npy:
     npv = next((r.get("numpy") for r in results if r.get("numpy")), "?")
     table(f"numpy {npv} memmap: N random rows from the first 75 %, then the last 25 % in order",
           f"Array of {npy[0]['pages'] * 4} pages (4 KiB rows), sequential part {npy[0]['pages']} pages, "
-          "1 MiB of rows summed at a time. N=0 is the control.",
-          [("N", lambda s: s["n"]), ("kernel", lambda s: s["variant"]), ("runs", lambda s: s["runs"]),
-           ("seq s", secs), ("seq major faults", cnt("major_faults")),
-           ("pages read", cnt("dev_pages_read")), ("vs control", lambda s: s.get("vs_control", "")),
-           ("command", command)], npy)
+          "1 MiB of rows summed at a time. N=0 is the control.", npy, [N, KERNEL, RUNS],
+          ("The sequential part's counts:", [("seq major faults", cnt("major_faults")),
+                                             ("pages read", cnt("dev_pages_read"))]),
+          ("Its time:", [("seq s", secs), ("vs control", lambda s: s.get("vs_control", ""))]))
 if vms:
     # each kernel's own: the Fixes-experiment kernels' would hide the series'
     worst = []
@@ -299,14 +326,14 @@ if vms:
           "own open of its own part of array.u8 or bench.db. Major faults: pgmajfault of the "
           "guest; pages read: the data disk's sectors read. vs ref: median against the "
           f"{variants[0]} median, % (faults: the difference, then %; goal: within 5 %, none worse beyond noise; time is noisy "
-          "here, the counts are not)." + worst,
-          [("case", lambda s: s["workload"]), ("kernel", lambda s: s["variant"]),
-           ("runs", lambda s: s["runs"]), ("pages (touched)", lambda s: f"{s['pages']} ({s['touched']})"),
-           ("s", secs), ("major faults", cnt("major_faults")), ("pages read", cnt("dev_pages_read")),
-           ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct"))),
-           ("faults vs ref", lambda s: "" if "faults_vs_ref" not in s else
-            f"{s['faults_vs_ref']:+g} ({pct(s['faults_vs_ref_pct'])} %)"),
-           ("s vs ref %", lambda s: pct(s.get("seconds_vs_ref_pct"))), ("command", command)], vms)
+          "here, the counts are not)." + worst, vms, [CASE, KERNEL, RUNS],
+          ("Counts:", [("pages (touched)", lambda s: f"{s['pages']} ({s['touched']})"),
+                       ("major faults", cnt("major_faults")), ("pages read", cnt("dev_pages_read"))]),
+          ("Against the reference, and time:", [
+              ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct"))),
+              ("faults vs ref", lambda s: "" if "faults_vs_ref" not in s else
+               f"{s['faults_vs_ref']:+g} ({pct(s['faults_vs_ref_pct'])} %)"),
+              ("s", secs), ("s vs ref %", lambda s: pct(s.get("seconds_vs_ref_pct")))]))
 if rp:
     table("The random reader of the report behind 0b9c0aeba938, scaled down",
           f"{rp[0]['reads']} random one-byte reads through MAP_PRIVATE of a sparse file after "
@@ -314,12 +341,11 @@ if rp:
           "guest (the report: 512 Ki reads, 4 GiB file, 2 GiB guest). A sparse file reads "
           "nothing from the disk: pages added to the page cache (nr_file_pages growth plus "
           "pgsteal_file) are the pages read. Every run of every boot; vs ref: median against "
-          f"the {variants[0]} median, %.",
-          [("kernel", lambda s: s["variant"]), ("runs", lambda s: s["runs"]), ("s", secs),
-           ("major faults", cnt("major_faults")), ("pages added", cnt("pages_added")),
-           ("refaults", cnt("refaults")),
-           ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct"))),
-           ("s vs ref %", lambda s: pct(s.get("seconds_vs_ref_pct"))), ("command", command)], rp)
+          f"the {variants[0]} median, %.", rp, [KERNEL, RUNS],
+          ("Counts:", [("major faults", cnt("major_faults")), ("pages added", cnt("pages_added")),
+                       ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct")))]),
+          ("Refaults and time:", [("refaults", cnt("refaults")), ("s", secs),
+                                  ("s vs ref %", lambda s: pct(s.get("seconds_vs_ref_pct")))]))
 if ar:
     table("Readers that are not sequential, after 300 random faults",
           "workloads/after-random.c in the first 256 MiB of array.u8 (make sharp's geometry "
@@ -328,69 +354,86 @@ if ar:
           "before the region cached), records of 16 KiB at random and the records' probe (50 "
           "isolated faults in a cold region afterwards: 1 page each while readahead stays "
           "off). Per: pages read per access (per probe fault); vs ref: pages read, median "
-          f"against the {variants[0]} median, %.",
-          [("case", lambda s: f"{s['workload']} ({s['phase']})"), ("kernel", lambda s: s["variant"]),
-           ("runs", lambda s: s["runs"]), ("touched", lambda s: s["touched"]),
-           ("pages read", cnt("dev_pages_read")), ("per", lambda s: mmm(s[s["per"]])),
-           ("resident", cnt("resident_pages")), ("major faults", cnt("major_faults")), ("s", secs),
-           ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct"))), ("command", command)], ar)
+          f"against the {variants[0]} median, %.", ar,
+          [("case", lambda s: f"{s['workload']} ({s['phase']})"), KERNEL, RUNS],
+          ("Pages:", [("touched", lambda s: s["touched"]), ("pages read", cnt("dev_pages_read")),
+                      ("resident", cnt("resident_pages")),
+                      ("pages vs ref %", lambda s: pct(s.get("pages_vs_ref_pct")))]),
+          ("Per access, faults and time:", [("per", lambda s: mmm(s[s["per"]])),
+                                            ("major faults", cnt("major_faults")), ("s", secs)]))
 if method:
     table("The method of 0b9c0aeba938's changelog",
           f"1 % of a {method[0]['file_pages'] * 4 // 1024} MiB file (array.u8) touched through a "
           "shared mapping from a cold cache, read_ahead_kb 8192, in a guest smaller than the "
           "file and one larger (upstream: 20 GiB and 4 GiB files in an 8 GiB guest). "
-          "Pages read from the device: min / median / max; vs ref: median against the "
-          f"{variants[0]} median (goal: within 0.1 %).",
-          [("file / guest memory", lambda s: f"{s['file_vs_mem']} ({s['mem_kb'] // 1024} MiB guest)"),
-           ("pattern", lambda s: s["phase"]), ("kernel", lambda s: s["variant"]),
-           ("runs", lambda s: s["runs"]), ("pages read", cnt("dev_pages_read")),
-           ("vs ref %", lambda s: s.get("pages_vs_ref_pct", "")),
-           ("pages/s (median)", lambda s: f"{s['dev_pages_per_s']['median']:.0f}"), ("s", secs),
-           ("major faults", cnt("major_faults")), ("command", command)], method)
-charts = []
-# charts: median with min..max bars, one cluster per case, one bar per kernel
-def chart(rows, title, png, ylabel, key, logy=False, case=lambda s: f"N={s['n']}"):
-    dat = png[:-4] + ".dat"
-    with open(dat, "w") as f:
-        f.write("# case " + " ".join(f"{v}_med {v}_min {v}_max" for v in variants) + "\n")
-        cases = []
-        for s in rows:
-            if case(s) not in cases:
-                cases.append(case(s))
-        for c in cases:
-            vals = []
-            for v in variants:
-                s = next((s for s in rows if case(s) == c and s["variant"] == v), None)
-                d = s[key] if s else {"median": "NaN", "min": "NaN", "max": "NaN"}
-                vals += [str(d["median"]), str(d["min"]), str(d["max"])]
-            f.write(f"{c} " + " ".join(vals) + "\n")
-    plots = ", ".join(
-        f"'{dat}' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) title '{v}'"
-        for i, v in enumerate(variants))
-    gp = (f"set terminal pngcairo size 900,480 font 'sans,10'; set output '{png}';"
-          f"set title \"{title}\"; set ylabel '{ylabel}'; set key top left;"
-          "set style data histograms; set style histogram errorbars gap 2 lw 1;"
-          "set style fill solid 0.6 border -1; set yrange [0:*];"
-          + ("set logscale y; set yrange [1:*];" if logy else "")
-          + f"plot {plots}")
-    subprocess.run(["gnuplot", "-e", gp], check=True)
-    os.unlink(dat)
+          "File / memory: the file's size over the guest's memory (MiB). "
+          "Pages read from the device; vs ref: median against the "
+          f"{variants[0]} median (goal: within 0.1 %).", method,
+          [("file / memory", lambda s: f"{s['file_vs_mem']} ({s['mem_kb'] // 1024} MiB)"),
+           ("pattern", lambda s: s["phase"]), KERNEL, RUNS],
+          ("Pages read:", [("pages read", cnt("dev_pages_read")),
+                           ("vs ref %", lambda s: s.get("pages_vs_ref_pct", ""))]),
+          ("Faults and time:", [("major faults", cnt("major_faults")),
+                                ("pages/s (median)", lambda s: f"{s['dev_pages_per_s']['median']:.0f}"),
+                                ("s", secs)]))
+
+def chart(rows, png, title, xlabel, ylabel):
+    """ROWS (case, kernel, value): each case a group, each kernel a slot
+    in it, every run a point over a bar at the median; a log scale when
+    the values span more than 20 times."""
+    cases = list(dict.fromkeys(c for c, _, _ in rows))
+    vs = [v for v in variants if any(k == v for _, k, _ in rows)]
+    vals = [max(y, 0.5) for _, _, y in rows]
+    log = max(vals) / min(vals) > 20
+    y = (lambda y: max(y, 0.5)) if log else (lambda y: y)
+    tmp, w, plots = tempfile.mkdtemp(), 0.8 / len(vs), []
+    for j, v in enumerate(vs):
+        pts, med = os.path.join(tmp, f"p{j}"), os.path.join(tmp, f"m{j}")
+        with open(pts, "w") as fp, open(med, "w") as fm:
+            for i, c in enumerate(cases):
+                ys = [x for cc, k, x in rows if cc == c and k == v]
+                if not ys:
+                    continue
+                x0 = i + (j - (len(vs) - 1) / 2) * w
+                fm.write(f"{x0 - 0.4 * w} {y(statistics.median(ys))} {0.8 * w} 0\n")
+                for n, x in enumerate(ys):
+                    fp.write(f"{x0 + (n - (len(ys) - 1) / 2) * 0.6 * w / len(ys)} {y(x)}\n")
+        plots += [f"'{med}' using 1:2:3:4 with vectors nohead lw 3 lc {j + 1} notitle",
+                  f"'{pts}' using 1:2 with points pt {(7, 5, 9, 11)[j % 4]} ps 1.2 lc {j + 1} "
+                  f"title '{v}'"]
+    gp = ["set terminal pngcairo size 900,480 font 'sans,10'", f"set output '{png}'",
+          f"set title \"{title} ({scale})\"", f"set ylabel '{ylabel}" + (" (log scale)'" if log else "'"),
+          f"set xlabel '{xlabel} (points: every run; bar: the median)'",
+          "set xtics (" + ", ".join(f"'{c}' {i}" for i, c in enumerate(cases)) + ")",
+          f"set xrange [-0.6:{len(cases) - 0.4}]", "set key top left box opaque", "set grid ytics",
+          f"set logscale y; set yrange [{min(vals) / 2}:{max(vals) * 4}]" if log
+          else f"set yrange [0:{max(vals) * 1.15}]", "plot " + ", ".join(plots)]
+    with open(os.path.join(tmp, "gp"), "w") as f:
+        f.write("\n".join(gp) + "\n")
+    subprocess.run(["gnuplot", os.path.join(tmp, "gp")], check=True)
     charts.append(os.path.basename(png))
+charts = []
+def runs_of(wls, phase, key, case):
+    return [(case(r), r["variant"], r[key]) for r in results
+            if r["workload"] in wls and r["phase"] == phase]
 if sq:
-    chart(sq, f"SQLite full scan after N random lookups ({scale}; median, min..max)",
-          out + "-sqlite.png", "scan seconds", "seconds")
-    chart(sq, f"SQLite full scan: major faults ({scale}; log scale)",
-          out + "-sqlite-faults.png", "scan major faults", "major_faults", logy=True)
+    chart(runs_of(["sqlite"], "scan", "major_faults", lambda r: f"N={r['n']}"),
+          out + "-sqlite-faults.png", "SQLite: major faults of the full scan after N random lookups",
+          "lookups before the scan", "major faults in the scan")
 if npy:
-    chart(npy, f"numpy.memmap sequential part after N random rows ({scale})",
-          out + "-numpy.png", "seconds", "seconds")
+    chart(runs_of(["numpy"], "seq", "major_faults", lambda r: f"N={r['n']}"),
+          out + "-numpy-faults.png",
+          "numpy.memmap: major faults of the sequential part after N random rows",
+          "random rows before it", "major faults in the sequential part")
 if vms:
-    short = lambda s: s["workload"][5:] if s["workload"].startswith("mmap-") else s["workload"]
-    chart(vms, f"vm-scalability mmap read cases ({scale}; median, min..max)",
-          out + "-vmscal.png", "seconds", "seconds", case=short)
-    chart(vms, f"vm-scalability mmap read cases: pages read ({scale})",
-          out + "-vmscal-pages.png", "pages read from the disk", "dev_pages_read", case=short)
-md.append("Charts: " + ", ".join(f"[{c}]({c})" for c in charts) + ".\n")
+    short = lambda r: r["workload"][5:] if r["workload"].startswith("mmap-") else r["workload"]
+    chart(runs_of(VMSCAL, "read", "dev_pages_read", short), out + "-vmscal-pages.png",
+          "vm-scalability mmap read cases: pages read from the disk", "case",
+          "pages read from the data disk")
+    chart(runs_of(VMSCAL, "read", "major_faults", short), out + "-vmscal-faults.png",
+          "vm-scalability mmap read cases: major faults", "case", "major faults (pgmajfault)")
+if charts:
+    md.append("Charts: " + ", ".join(f"[{c}]({c})" for c in charts) + ".\n")
 md.append(f"Raw results and every run: {os.path.basename(out)}.json; consoles: {os.path.basename(out)}/.")
 with open(out + ".md", "w") as f:
     f.write("\n".join(md) + "\n")
