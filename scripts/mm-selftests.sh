@@ -156,9 +156,12 @@ done
 # ---- the report
 rc=0
 python3 - "$RESULTS/mm-selftests" "$list" "$only" "$rounds" "${logs[@]}" <<'EOF' || rc=$?
-import fnmatch, json, re, sys
+import fnmatch, json, os, re, subprocess, sys
 
 prefix, listfile, only, rounds = sys.argv[1:5]
+lab = os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(
+    ["git", "-C", os.path.dirname(os.path.abspath(listfile)), "rev-parse", "--short=12", "HEAD"],
+    capture_output=True, text=True).stdout.strip() or "unknown"
 rounds = int(rounds)
 consoles = [a.split("=", 1) for a in sys.argv[5:]]
 kernels = [k for k, _ in consoles]
@@ -346,7 +349,7 @@ md = ["# Upstream mm selftests on base and patched\n",
       "the check disk as ext4 on /mnt, a swap file and a loop xfs on it), the "
       "whole list run %d time(s) per boot (rounds). The tests, and why each is run or left "
       "out: scripts/mm-selftests.list; the consoles: "
-      "results/console-mm-selftests-{base,patched}.log.\n" % rounds]
+      "results/console-mm-selftests-{base,patched}.log. Lab commit %s.\n" % (rounds, lab)]
 for k in kernels:
     i = infos[k]
     md.append("- %s: `%s` (%s), %s; guest run %s s (boot to power-off), %d of %d "
@@ -375,14 +378,15 @@ md.append("## Tests\n")
 md.append("Status per test from its exit code (0 pass, 4 skip, else fail; "
           "timeout when killed); one status for all rounds, or each round's "
           "(pass/fail). Subtests: the test's TAP lines, counted by their "
-          "status over the rounds. Seconds: each round's.\n")
-md.append("| test | command (where) | base | patched | base subtests | patched subtests | base s | patched s |")
-md.append("|---|---|---|---|---|---|---|---|")
+          "status over the rounds. Seconds: each round's. Each test's command: "
+          "Why these tests, below.\n")
+md.append("| test | base | patched | base subtests | patched subtests | base s | patched s |")
+md.append("|---|---|---|---|---|---|---|")
 for r in records:
     b, p = r["base"], r["patched"]
     sec = lambda x: "/".join(str(y["seconds"]) if y["seconds"] is not None else "-" for y in x["rounds"])
-    md.append("| %s | `%s` (%s) | %s | %s | %s | %s | %s | %s |" % (
-        r["id"], r["command"], r["where"], b["status"], p["status"],
+    md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        r["id"], b["status"], p["status"],
         ccount(counts(agg(v) for v in b["subtests"].values())),
         ccount(counts(agg(v) for v in p["subtests"].values())), sec(b), sec(p)))
 tot = {k: counts(r[k]["status"] for r in records) for k in kernels}
@@ -408,20 +412,19 @@ for l in left:
 md.append("")
 md.append("## Subtests\n")
 md.append("Named by the test's TAP number and description, so that the same "
-          "case lines up on both kernels.\n")
+          "case lines up on both kernels; each with its status on base, then on "
+          "patched.\n")
 for r in records:
     b, p = r["base"], r["patched"]
     if not b["subtests"]:
         continue
     md.append("### %s\n" % r["id"])
-    md.append("| subtest | base | patched |")
-    md.append("|---|---|---|")
     for s in b["subtests"]:
         bl, pl = b["subtests"][s], p["subtests"][s]
         mark = ""
         if any(x in BAD for x in pl) and not any(x in BAD for x in bl):
             mark = " **new failure**"
-        md.append("| %s | %s | %s%s |" % (s.replace("|", "\\|"), agg(bl), agg(pl), mark))
+        md.append("- %s: %s, %s%s" % (s.rstrip(), agg(bl), agg(pl), mark))
     md.append("")
 for k in kernels:
     if infos[k]["warnings"]:
@@ -431,7 +434,7 @@ for k in kernels:
         md.append("```\n")
 open(prefix + ".md", "w").write("\n".join(md) + "\n")
 
-json.dump({"rounds": rounds,
+json.dump({"lab_commit": lab, "rounds": rounds,
            "kernels": {k: dict(infos[k], console=dict(consoles)[k]) for k in kernels},
            "tests": records, "left_out": left,
            "new_failures": diffs["new"], "failing_on_both": diffs["both"],
