@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """results/v4-selftest.{md,json} and results/v4-thp-direction.{md,json}
 from the consoles in their directories (written by the runs that
-results/*.md name).
+results/*.md name). The lab commit they name is git's HEAD, or
+MMLAB_LAB_COMMIT (to remake the tables of an earlier run).
 
   v4_tables.py selftest KERNEL...   consoles v4-selftest/console-K.log
   v4_tables.py thp-direction        consoles v4-thp-direction/console-{base,patched}.log
@@ -18,8 +19,18 @@ RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
 
 
 def lab_commit():
-    return subprocess.run(["git", "-C", LAB, "rev-parse", "--short=12", "HEAD"],
+    return os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(["git", "-C", LAB, "rev-parse", "--short=12", "HEAD"],
                           capture_output=True, text=True).stdout.strip()
+
+
+def releases(name, **consoles):
+    """Each kernel's release, from the @@LAB-BOOT line of its console"""
+    out = {}
+    for k, c in consoles.items():
+        m = re.search(r"@@LAB-BOOT kernel=(\S+)",
+                      open(os.path.join(RESULTS, name, c), errors="replace").read())
+        out[k] = m.group(1) if m else None
+    return out
 
 
 def selftest(kernels, head):
@@ -40,7 +51,9 @@ def selftest(kernels, head):
                     count.setdefault(m.group(2), {})[k] = last
                 last = None
     with open(os.path.join(RESULTS, "v4-selftest.json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "outcome": outcome, "count": count},
+        json.dump({"lab_commit": lab_commit(), "kernels": releases(
+            "v4-selftest", **{k: f"console-{k}.log" for k in kernels}),
+                   "outcome": outcome, "count": count},
                   f, indent=1)
         f.write("\n")
     with open(os.path.join(RESULTS, "v4-selftest.md"), "w") as f:
@@ -59,9 +72,9 @@ def results(path, phase):
             yield json.loads(line[line.index("{"):])
 
 
-def write_json(name, out):
+def write_json(name, out, kernels):
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "rows": out}, f, indent=1)
+        json.dump({"lab_commit": lab_commit(), "kernels": kernels, "rows": out}, f, indent=1)
         f.write("\n")
 
 
@@ -74,7 +87,8 @@ def thp_direction(head):
                                            ("major_faults", "dev_pages_read", "pmd_mapped_2m")}
     out = [{"reader": a, "read_ahead_kb": b, "random_faults": c, **{
         f"{k}_{x}": v[k][x] for k in v for x in v[k]}} for (a, b, c), v in rows.items()]
-    write_json("v4-thp-direction", out)
+    write_json("v4-thp-direction", out, releases(
+        "v4-thp-direction", base="console-base.log", patched="console-patched.log"))
     with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit()))
         f.write("| reader | ra KiB | random | base major | v4 major | base PMD | v4 PMD "
@@ -94,7 +108,8 @@ def records_thp(head):
                 out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
                             "pages_per_access": r["pages_per_access"],
                             "major_faults": r["major_faults"]})
-    write_json("v4-records-thp", out)
+    write_json("v4-records-thp", out, releases(
+        "v4-records-thp", base="console-base-0.log", patched="console-patched-0.log"))
     with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit()))
         f.write("| record KiB | random faults | base pages/record | v4 pages/record "
