@@ -446,6 +446,25 @@ t_bench_report() {
 	PATH=$d/bin:$PATH expect_fail "no @@BENCH line" bash "$S/bench.sh" report "$d/c" small x 1 1G r d \
 		"0=base=$k=$d/nobench.log"
 }
+# results/ as their generators make them of the committed consoles, with
+# the provenance the committed JSON holds (report.py, bench_report.py --again)
+t_results_again() {
+	local d=$T/results-again n f rc=0
+	unset MMLAB_LAB_COMMIT
+	stubs "$d/bin" gnuplot
+	for n in demo demo-small demo-lbs sharp fixes; do
+		cp "$RESULTS/$n.md" "$RESULTS/$n.json" "$RESULTS/console-$n-"*.log "$d/" &&
+			python3 "$S/report.py" --again "$d/$n" > /dev/null || return 1
+	done
+	for n in bench bench-small bench-method-more; do
+		cp -r "$RESULTS/$n.md" "$RESULTS/$n.json" "$RESULTS/$n" "$d/" &&
+			PATH=$d/bin:$PATH python3 "$S/bench_report.py" --again "$d/$n" > /dev/null || return 1
+	done
+	for f in "$d"/*.md "$d"/*.json; do
+		diff -u "$RESULTS/${f##*/}" "$f" || rc=1
+	done
+	return $rc
+}
 # what make check-lab itself runs (it installs nothing: deps.sh is tested
 # on stubs above, and make check runs it for real)
 t_lab_tools() {
@@ -599,6 +618,7 @@ check tap-parser t_tap
 check tap-unexpected-failure-fails t_tap_unexpected_fail
 check stress-judge t_stress_report
 check bench-report t_bench_report
+check results-remade-from-consoles t_results_again
 check series-numbers t_series_numbers
 check deps-installs-missing t_deps_installs
 check deps-names-uninstallable t_deps_uninstallable
