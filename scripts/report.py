@@ -17,55 +17,18 @@ and takes that from OUT_PREFIX.json, keeping the .md from "## Kernels" on.
 """
 import json
 import os
-import re
-import subprocess
 import sys
 
-
-class ParseError(Exception):
-    pass
+from labreport import ParseError, kernel_info, lab_commit, md_table, read_console, read_env, write_json
 
 
 def parse_console(path):
-    """Return (records, meta) from one console log.
-
-    Raises ParseError for a result line whose JSON object cannot be read:
-    a result that is lost must fail the report, not show as "-".
-    """
-    records, meta, command = [], {}, None
-    decoder = json.JSONDecoder()
-    with open(path, errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            # A marker may follow the firmware's escape codes on a line,
-            # and a kernel message may follow the object on the same
-            # console line: read one JSON object and ignore what follows.
-            i = line.find("@@RESULT ")
-            if i >= 0:
-                text = line[i + len("@@RESULT "):].lstrip()
-                try:
-                    rec, _ = decoder.raw_decode(text)
-                except ValueError as e:
-                    raise ParseError("%s:%d: result line without a readable "
-                                     "JSON object (%s): %s" % (path, n, e, line))
-                if not isinstance(rec, dict) or "workload" not in rec:
-                    raise ParseError("%s:%d: result is not a workload record: %s"
-                                     % (path, n, line))
-                if command:
-                    rec.setdefault("command", command)
-                records.append(rec)
-                continue
-            m = re.search(r"@@RUN (.*\S)", line)
-            if m:
-                command = m.group(1)
-                continue
-            m = re.search(r"@@LAB-ACCEL (\w+)", line)
-            if m:
-                meta["accel"] = m.group(1)
-            m = re.search(r"@@LAB-BOOT kernel=(\S+)", line)
-            if m:
-                meta["kernel"] = m.group(1)
-    return records, meta
+    """Return (records, meta) from one console log."""
+    recs, meta = read_console(path)
+    for _, command, rec in recs:
+        if command:
+            rec.setdefault("command", command)
+    return [r for _, _, r in recs], meta
 
 
 def key_of(rec):
@@ -78,16 +41,6 @@ def key_of(rec):
     if rec.get("phase") not in (None, "read"):
         k += " (%s)" % rec["phase"]
     return k
-
-
-def read_env(path):
-    env = {}
-    if os.path.exists(path):
-        for line in open(path):
-            if "=" in line:
-                k, v = line.rstrip("\n").split("=", 1)
-                env[k] = v
-    return env
 
 
 def ratio(a, b):
@@ -106,34 +59,25 @@ def fmt_num(v):
     return str(v)
 
 
-def lab_commit(lab):
-    """The lab's commit: MMLAB_LAB_COMMIT when set, else git's HEAD."""
-    if os.environ.get("MMLAB_LAB_COMMIT"):
-        return os.environ["MMLAB_LAB_COMMIT"]
-    r = subprocess.run(["git", "-C", lab, "rev-parse", "--short=12", "HEAD"],
-                       capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
-
-
 PROVENANCE = ("base_package", "base_version", "base_pinned", "series_patches", "commit",
               "lab_commit")
 
 
-def provenance(lab, variants):
+def provenance(variants):
     """Per variant: what the consoles do not say, from this checkout"""
     cache = os.environ.get("MMLAB_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mmlab")
     base = read_env(os.path.join(cache, "base.env"))
     out = {}
     for v in variants:
-        info = read_env(os.path.join(lab, "build", v, "info.env"))
+        info = kernel_info(v)
         out[v] = dict(base_package=base.get("BASE_PKG_USED"),
                       base_version=base.get("BASE_VERSION_USED"),
                       base_pinned=base.get("BASE_PINNED") == "yes",
                       # unknown (None) where this checkout did not build
                       # the kernel: consoles reported again elsewhere
                       series_patches=int(info["SERIES_PATCHES"]) if info.get("SERIES_PATCHES") else None,
-                      commit=info.get("COMMIT"), lab_commit=lab_commit(lab))
+                      commit=info.get("COMMIT"), lab_commit=lab_commit())
     return out
 
 
@@ -153,21 +97,19 @@ def again(prefix):
 
 
 def table(caption, head, rows):
-    return (["", caption, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-            + ["| " + " | ".join(r) + " |" for r in rows])
+    return ["", caption, ""] + md_table(head, rows)
 
 
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
-    lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tail = ""
     if argv[1] == "--again":
         prefix = argv[2]
         pairs, prov, tail = again(prefix)
     else:
         prefix, pairs = argv[1], argv[2:]
-        prov = provenance(lab, [p.split("=", 1)[0] for p in pairs])
+        prov = provenance([p.split("=", 1)[0] for p in pairs])
 
     variants, out = [], []
     by_key = {}
@@ -186,9 +128,7 @@ def main(argv):
             out.append(r)
             by_key.setdefault(key_of(r), {})[variant] = r
 
-    with open(prefix + ".json", "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write_json(prefix + ".json", out, sort_keys=True)
 
     ref = variants[0]
     notes = []
