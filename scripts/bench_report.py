@@ -14,6 +14,8 @@ lab commit.
 """
 import hashlib, json, os, re, statistics, subprocess, sys, tempfile, time
 
+from labreport import lab_commit, md_table, read_console, write_json
+
 if sys.argv[1:2] == ["--again"] and len(sys.argv) == 3:
     out = sys.argv[2]
     old = json.load(open(out + ".json"))
@@ -27,9 +29,7 @@ elif len(sys.argv) >= 9:
     out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
     runs = [a.split("=", 3) for a in sys.argv[8:]]
     date, kernels = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), {}
-    lab = os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(
-        ["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short=12",
-         "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
+    lab = lab_commit()
 else:
     sys.exit(__doc__)
 variants = []
@@ -39,17 +39,15 @@ results = []
 for rnd, v, kpath, log in runs:
     if v not in variants:
         variants.append(v)
-    text = open(log, errors="replace").read()
-    m = re.search(r"@@LAB-ACCEL (\S+)", text)
-    accel.add(m.group(1) if m else "?")
-    m = re.search(r"@@LAB-BOOT kernel=(\S+) job=(\S+)", text)
-    if not m:
+    recs, meta = read_console(log)
+    accel.add(meta.get("accel", "?"))
+    job = meta.get("job")
+    if not job:
         sys.exit(f"{log}: no @@LAB-BOOT line")
-    job = m.group(2)
     if v not in kernels:
         h = hashlib.sha256(open(kpath, "rb").read()).hexdigest()[:16]
-        kernels[v] = {"uname_r": m.group(1), "bzImage": kpath, "sha256_16": h}
-    m = re.search(r"@@BENCH (.*)", text)
+        kernels[v] = {"uname_r": meta["kernel"], "bzImage": kpath, "sha256_16": h}
+    m = re.search(r"@@BENCH (.*)", meta["text"])
     if not m:
         sys.exit(f"{log}: no @@BENCH line")
     bench = dict(re.findall(r"(\w+)=(\S+)", m.group(1)))
@@ -57,16 +55,7 @@ for rnd, v, kpath, log in runs:
                   "console": os.path.relpath(log, os.path.dirname(out)),
                   "read_ahead_kb": int(bench["read_ahead_kb"]), "mem_kb": int(bench["mem_kb"])})
     # each result with the command of the @@RUN line before it
-    command = None
-    for line in text.splitlines():
-        m = re.search(r"@@RUN (.*\S)", line)
-        if m:
-            command = m.group(1)
-            continue
-        m = re.search(r"@@RESULT (\{.*\})", line)
-        if not m:
-            continue
-        r = json.loads(m.group(1))
+    for _, command, r in recs:
         if r.get("warmup"):
             continue
         r["variant"] = v
@@ -226,9 +215,7 @@ doc = {"command": cmd, "scale": scale, "date": date, "lab_commit": lab,
        "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
        "kernels": kernels, "order": [f'{b["round"]}:{b["variant"]}:{b["job"]}' for b in boots],
        "boots": boots, "summary": summary, "results": results}
-with open(out + ".json", "w") as f:
-    json.dump(doc, f, indent=1)
-    f.write("\n")
+write_json(out + ".json", doc)
 
 def mmm(d, fmt="{:.2f}"):
     """min / median / max, or one figure where the three are the same"""
@@ -249,10 +236,7 @@ def table(title, intro, rows, keys, *groups):
     for caption, cols in groups:
         cols = keys + cols
         md.append(caption + "\n")
-        md.append("| " + " | ".join(h for h, _ in cols) + " |")
-        md.append("|" + "---|" * len(cols))
-        for s in rows:
-            md.append("| " + " | ".join(str(fn(s)) for _, fn in cols) + " |")
+        md.extend(md_table([h for h, _ in cols], [[fn(s) for _, fn in cols] for s in rows]))
         md.append("")
     md.append("Commands (in the guest):\n")
     md.extend(f"- `{c}`" for c in dict.fromkeys(s["command"] for s in rows))
