@@ -9,12 +9,11 @@ OUT.md and OUT.json, prints the table; exits 1 if any run has a problem:
 run-guest.sh failed (RC not 0), no total line (the job did not finish), a
 workload failed or saw a mismatch, or the kernel printed a report.
 """
-import json
-import os
 import re
-import subprocess
 import sys
 import textwrap
+
+from labreport import first_line, kernel_info, lab_commit, md_table, write_json
 
 # The first lines of the kernel's reports: KASAN ("BUG: KASAN:"), sleeping
 # in atomic context, bad page state and the like ("BUG: "), WARN_ON, lockdep
@@ -84,22 +83,8 @@ def judge(kernel, console, rc, seconds, flavor):
             "problems": problems}
 
 
-def sh(*cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              check=True).stdout.splitlines()[0].strip()
-    except (OSError, subprocess.CalledProcessError, IndexError):
-        return "unknown"
-
-
-def kernel_info(kernel):
-    lab = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(os.environ.get("MMLAB_BUILD", os.path.join(lab, "build")),
-                        kernel, "info.env")
-    try:
-        return dict(l.rstrip("\n").split("=", 1) for l in open(path) if "=" in l)
-    except OSError:
-        return {}
+TOTALS = ("workloads", "faults", "injected", "mismatches", "failed")
+LOCKDEP = {"1": "on", "0": "off"}
 
 
 def main():
@@ -120,12 +105,10 @@ def main():
         recs[-1]["page_table_levels"] = int(m.group(1)) if m else None
         m = re.search(r"Command line: (.*)", text)
         recs[-1]["cmdline"] = m.group(1).strip() if m else None
-    meta = {"lab_commit": sh("git", "-C", os.path.dirname(os.path.abspath(__file__)),
-                             "rev-parse", "--short=12", "HEAD"),
-            "qemu": sh("qemu-system-x86_64", "--version"),
+    meta = {"lab_commit": lab_commit(), "qemu": first_line("qemu-system-x86_64", "--version"),
             "command": f"STRESS_MODE={mode} STRESS_FLAVOR={flavor} make stress",
             "mode": mode, "flavor": flavor or "plain", "guest_memory": mem}
-    json.dump(dict(meta, runs=recs), open(out + ".json", "w"), indent=1)
+    write_json(out + ".json", dict(meta, runs=recs), end="")
     head = (f"Command: `{meta['command']}`; lab {meta['lab_commit']}; "
             f"{meta['qemu']}, {', '.join(sorted({r['accel'] for r in recs}))}. "
             "Kernels: " + "; ".join(
@@ -136,37 +119,29 @@ def main():
             + ". The consoles are next to this file.")
     L = [f"# make stress ({mode}, {flavor or 'plain'} kernels, {mem} guest)", "",
          textwrap.fill(head, 100, break_on_hyphens=False), "",
-         "| kernel | workloads | faults | injected | mismatch | failed | reports | lockdep | s |",
-         "|---|---|---|---|---|---|---|---|---|"]
-    for r in recs:
-        t = r["total"] or {}
-        L.append("| %s | %s | %s | %s | %s | %s | %d | %s | %d |" % (
-            r["kernel"], t.get("workloads", "-"), t.get("faults", "-"),
-            t.get("injected", "-"), t.get("mismatches", "-"),
-            t.get("failed", "-"), len(r["reports"]),
-            {"1": "on", "0": "off"}.get(r["debug_locks"], r["debug_locks"] or "-"),
-            r["seconds"]))
-    L += ["", "lockdep: debug_locks at the end of the job (/proc/lockdep_stats).", "",
-          "| workload | kernel | faults | major | checked | SIGBUS | injected | result |",
-          "|---|---|---|---|---|---|---|---|"]
+         ] + md_table(["kernel", "workloads", "faults", "injected", "mismatch", "failed",
+                       "reports", "lockdep", "s"],
+                      [[r["kernel"]] + [(r["total"] or {}).get(k, "-") for k in TOTALS]
+                       + [len(r["reports"]), LOCKDEP.get(r["debug_locks"], r["debug_locks"] or "-"),
+                          r["seconds"]] for r in recs])
+    L += ["", "lockdep: debug_locks at the end of the job (/proc/lockdep_stats).", ""]
     names = []
     for r in recs:
         for w in r["workloads"]:
             if w.get("name") not in names:
                 names.append(w.get("name"))
+    rows = []
     for n in names:
         for r in recs:
             w = next((w for w in r["workloads"] if w.get("name") == n), None)
-            if w is None:
-                L.append(f"| {n} | {r['kernel']} | - | - | - | - | - | missing |")
-            elif w.get("result") == "skip":
-                L.append(f"| {n} | {r['kernel']} | - | - | - | - | - | skip: "
-                         + w.get("detail", "").replace("_", " ") + " |")
+            if w is None or w.get("result") == "skip":
+                rows.append([n, r["kernel"]] + ["-"] * 5 + [
+                    "missing" if w is None else "skip: " + w.get("detail", "").replace("_", " ")])
             else:
-                L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    n, r["kernel"], w.get("faults"), w.get("majflt"),
-                    w.get("pages_checked"), w.get("sigbus"), w.get("injected"),
-                    w.get("result")))
+                rows.append([n, r["kernel"]] + [w.get(k) for k in (
+                    "faults", "majflt", "pages_checked", "sigbus", "injected", "result")])
+    L += md_table(["workload", "kernel", "faults", "major", "checked", "SIGBUS", "injected",
+                   "result"], rows)
     probs = [(r["kernel"], p) for r in recs for p in r["problems"]]
     L += ["", "Problems: " + ("none" if not probs else "")]
     L += [f"- {k}: {p}" for k, p in probs]
