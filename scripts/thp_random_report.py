@@ -3,13 +3,11 @@
 each kernel (one console a boot), as KiB read per access: the median and
 every run, by shape, with or without hits, plain or in a memory cgroup.
 Writes OUT.md and OUT.json (the same numbers, every run)."""
-import json
-import os
-import re
 import statistics
-import subprocess
 import sys
 import textwrap
+
+from labreport import first_line, lab_commit, read_console, write_json
 
 out, runs = sys.argv[1], {}
 kernels, uname, accel = [], {}, set()
@@ -17,17 +15,12 @@ for arg in sys.argv[2:]:
     k, path = arg.split("=", 1)
     if k not in kernels:
         kernels.append(k)
-    for line in open(path, errors="replace"):
-        b = re.search(r"@@LAB-BOOT kernel=(\S+)", line)
-        if b:
-            uname[k] = b.group(1)
-        a = re.search(r"@@LAB-ACCEL (\w+)", line)
-        if a:
-            accel.add(a.group(1))
-        m = re.search(r"@@RESULT (\{.*\})", line)
-        if not m:
-            continue
-        r = json.loads(m.group(1))
+    recs, meta = read_console(path)
+    if "kernel" in meta:
+        uname[k] = meta["kernel"]
+    if "accel" in meta:
+        accel.add(meta["accel"])
+    for _, _, r in recs:
         if r.get("workload") != "thp-random":
             continue
         key = (r["phase"], r["with_hits"] + ("/%d" % r["pages"]),
@@ -37,19 +30,10 @@ for arg in sys.argv[2:]:
                + ("" if r.get("read_ahead_kb", 8192) == 8192 else " ra128"))
         runs.setdefault(key, {}).setdefault(k, []).append(r["kib_per_access"])
 
-def sh(*cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              cwd=os.path.dirname(os.path.abspath(__file__))
-                              ).stdout.strip().splitlines()[0]
-    except (OSError, IndexError):
-        return "?"
-
-
 ref = kernels[0]
-meta = {"lab_commit": sh("git", "rev-parse", "--short=12", "HEAD"),
+meta = {"lab_commit": lab_commit("?"),
         "kernels": {k: uname.get(k, "?") for k in kernels},
-        "qemu": sh("qemu-system-x86_64", "--version"),
+        "qemu": first_line("qemu-system-x86_64", "--version", default="?"),
         "accel": ",".join(sorted(accel)) or "?",
         "guest": "1 GiB, 2 vCPUs, check disk (ext4), thp.bin 512 MiB",
         "command": "scripts/thp-random.sh " + " ".join(kernels)}
@@ -85,10 +69,7 @@ for key in sorted(runs):
         lines.append("    %-6s %s" % (k, " ".join("%.1f" % x for x in runs[key].get(k, []))))
 text = "\n".join(lines) + "\n"
 open(out, "w").write(text)
-json.dump({"meta": meta,
-           "runs": [{"shape": s, "hits": h, "cgroup": c, "kernel": k,
-                     "kib_per_access": v}
-                    for (s, h, c), byk in sorted(runs.items())
-                    for k, v in byk.items()]},
-          open(out[:-3] + ".json", "w"), indent=1)
+write_json(out[:-3] + ".json", {"meta": meta, "runs": [
+    {"shape": s, "hits": h, "cgroup": c, "kernel": k, "kib_per_access": v}
+    for (s, h, c), byk in sorted(runs.items()) for k, v in byk.items()]}, end="")
 print(text)

@@ -8,29 +8,19 @@ MMLAB_LAB_COMMIT (to remake the tables of an earlier run).
   v4_tables.py thp-direction        consoles v4-thp-direction/console-{base,patched}.log
   v4_tables.py records-thp          consoles v4-records-thp/console-{base,patched}-{0,300}.log
 """
-import json
 import os
 import re
-import subprocess
 import sys
 
-LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from labreport import LAB, lab_commit, read_console, write_json as dump
+
 RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
-
-
-def lab_commit():
-    return os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(["git", "-C", LAB, "rev-parse", "--short=12", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
 
 
 def releases(name, **consoles):
     """Each kernel's release, from the @@LAB-BOOT line of its console"""
-    out = {}
-    for k, c in consoles.items():
-        m = re.search(r"@@LAB-BOOT kernel=(\S+)",
-                      open(os.path.join(RESULTS, name, c), errors="replace").read())
-        out[k] = m.group(1) if m else None
-    return out
+    return {k: read_console(os.path.join(RESULTS, name, c))[1].get("kernel")
+            for k, c in consoles.items()}
 
 
 def selftest(kernels, head):
@@ -50,14 +40,10 @@ def selftest(kernels, head):
                 if last and res != "skip":
                     count.setdefault(m.group(2), {})[k] = last
                 last = None
-    with open(os.path.join(RESULTS, "v4-selftest.json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "kernels": releases(
-            "v4-selftest", **{k: f"console-{k}.log" for k in kernels}),
-                   "outcome": outcome, "count": count},
-                  f, indent=1)
-        f.write("\n")
+    write_json("v4-selftest", releases("v4-selftest", **{k: f"console-{k}.log" for k in kernels}),
+               outcome=outcome, count=count)
     with open(os.path.join(RESULTS, "v4-selftest.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write(head.replace("@@LAB@@", lab_commit("")))
         f.write(f"{'case':36}" + "".join(f"{k:12}" for k in kernels).rstrip() + "\n")
         for case, per in outcome.items():
             cells = [f"{per.get(k, '-')} {count.get(case, {}).get(k, '')}".strip()
@@ -67,15 +53,13 @@ def selftest(kernels, head):
 
 def results(path, phase):
     """The @@RESULT records of phase PHASE in the console at PATH."""
-    for line in open(os.path.join(RESULTS, path), errors="replace"):
-        if "@@RESULT" in line and f'"{phase}"' in line:
-            yield json.loads(line[line.index("{"):])
+    return [r for _, _, r in read_console(os.path.join(RESULTS, path))[0]
+            if r.get("phase") == phase]
 
 
-def write_json(name, out, kernels):
-    with open(os.path.join(RESULTS, name + ".json"), "w") as f:
-        json.dump({"lab_commit": lab_commit(), "kernels": kernels, "rows": out}, f, indent=1)
-        f.write("\n")
+def write_json(name, kernels, **doc):
+    dump(os.path.join(RESULTS, name + ".json"), {"lab_commit": lab_commit(""), "kernels": kernels,
+                                                 **doc})
 
 
 def thp_direction(head):
@@ -87,10 +71,10 @@ def thp_direction(head):
                                            ("major_faults", "dev_pages_read", "pmd_mapped_2m")}
     out = [{"reader": a, "read_ahead_kb": b, "random_faults": c, **{
         f"{k}_{x}": v[k][x] for k in v for x in v[k]}} for (a, b, c), v in rows.items()]
-    write_json("v4-thp-direction", out, releases(
-        "v4-thp-direction", base="console-base.log", patched="console-patched.log"))
+    write_json("v4-thp-direction", releases(
+        "v4-thp-direction", base="console-base.log", patched="console-patched.log"), rows=out)
     with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write(head.replace("@@LAB@@", lab_commit("")))
         f.write("| reader | ra KiB | random | base major | v4 major | base PMD | v4 PMD "
                 "| base pages | v4 pages |\n|---|---|---|---|---|---|---|---|---|\n")
         for r in out:
@@ -108,10 +92,10 @@ def records_thp(head):
                 out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
                             "pages_per_access": r["pages_per_access"],
                             "major_faults": r["major_faults"]})
-    write_json("v4-records-thp", out, releases(
-        "v4-records-thp", base="console-base-0.log", patched="console-patched-0.log"))
+    write_json("v4-records-thp", releases(
+        "v4-records-thp", base="console-base-0.log", patched="console-patched-0.log"), rows=out)
     with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit()))
+        f.write(head.replace("@@LAB@@", lab_commit("")))
         f.write("| record KiB | random faults | base pages/record | v4 pages/record "
                 "| base major | v4 major |\n|---|---|---|---|---|---|\n")
         for b in (64, 32):
