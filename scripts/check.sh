@@ -5,7 +5,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-S=$LAB/scripts
+S=$LAB/scripts D=$LAB/tests/data
 export MMLAB_ENTRY="make check (scripts/check.sh)"
 # make check-lab touches no cache (its tests make their own), so it runs
 # beside a lab run and as a user with no home; make check builds in it
@@ -14,14 +14,15 @@ T=$BUILD/check
 rm -rf "$T" && mkdir -p "$T"
 pass=0 fail=0 skip=0 n=0
 
-# check NAME CMD...: run one test, output to build/check/NAME.log; a test
-# that exits 77 is skipped, its last line saying why
+# check NAME CMD...: run one test, output to build/check/NAME.log, with
+# its own empty directory $d (build/check/NAME); a test that exits 77 is
+# skipped, its last line saying why
 check() {
 	local name=$1 start rc
 	shift
 	n=$((n + 1))
 	start=$(date +%s)
-	("$@") > "$T/$name.log" 2>&1
+	(d=$T/$name && mkdir -p "$d" && "$@") > "$T/$name.log" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1))
@@ -58,10 +59,8 @@ expect_fail() {
 
 # --- the lab without a kernel -------------------------------------------
 t_report() {
-	local d=$T/report
-	mkdir -p "$d"
-	python3 "$S/report.py" "$d/r" base="$LAB/tests/data/console-base.log" \
-		patched="$LAB/tests/data/console-patched.log" > "$d/out.txt" || return 1
+	python3 "$S/report.py" "$d/r" base="$D/console-base.log" patched="$D/console-patched.log" \
+		> "$d/out.txt" || return 1
 	cat "$d/out.txt"
 	python3 - "$d/r.json" <<'PY' || return 1
 import json, sys
@@ -78,7 +77,7 @@ PY
 	grep -q '| seq-after-random N=100 (sequential) | 262144 | 262144 | 2 |' "$d/r.md"
 }
 t_tap() {
-	local f=$LAB/tests/data/console-tap.log
+	local f=$D/console-tap.log
 	python3 "$S/tap.py" "$f" | tee "$T/tap.out"
 	grep -qx "sequential_after_scattered fail" "$T/tap.out" &&
 	grep -qx "sequential_control pass" "$T/tap.out" &&
@@ -117,10 +116,8 @@ t_roundtrip() {
 	diff -ru "$LAB/series" "$out"
 }
 t_broken() {
-	local d=$T/broken
-	mkdir -p "$d"
 	cp "$LAB"/series/*.patch "$d"/ 2>/dev/null
-	cp "$LAB/tests/data/broken.patch" "$d/0099-lab-broken.patch"
+	cp "$D/broken.patch" "$d/0099-lab-broken.patch"
 	expect_fail "patch .*0099-lab-broken.patch does not apply" \
 		bash "$S/apply-series.sh" -v lab-broken "$d"
 }
@@ -132,7 +129,7 @@ stubs() {
 	local d=$1 s
 	shift
 	mkdir -p "$d"
-	for s in "$@"; do ln -sf "$LAB/tests/data/stubs/$s" "$d/$s"; done
+	for s in "$@"; do ln -sf "$D/stubs/$s" "$d/$s"; done
 }
 # fake_base DIR: a cache in DIR/cache whose base tree is a toy kernel
 # (a Makefile that plays kbuild, mm/filemap.c, merge_config.sh), tagged
@@ -196,11 +193,13 @@ in_fake() {
 	shift
 	MMLAB_CACHE=$d/cache MMLAB_BUILD=$d/build "$@"
 }
+# apply_fake: apply-series.sh on the series of fake_base $d
+apply_fake() { in_fake "$d" bash "$S/apply-series.sh" "$d/series"; }
 
 # deps.sh on stubs of dpkg-query and apt-get: zstd and rsync "missing",
 # rsync not installable. Nothing is really installed.
 t_deps_installs() {
-	local d=$T/deps-installs rc
+	local rc
 	stubs "$d/bin" dpkg-query apt-get id
 	: > "$d/apt.log"
 	PATH=$d/bin:$PATH STUB_LOG=$d/apt.log STUB_MISSING="zstd" \
@@ -213,7 +212,7 @@ t_deps_installs() {
 	[ $rc = 0 ] || { echo "deps.sh failed (exit $rc)"; return 1; }
 }
 t_deps_uninstallable() {
-	local d=$T/deps-uninstallable rc
+	local rc
 	stubs "$d/bin" dpkg-query apt-get id
 	PATH=$d/bin:$PATH STUB_MISSING="zstd rsync" STUB_BROKEN="rsync" \
 		MMLAB_DEPS_PKGS="make zstd rsync" \
@@ -224,22 +223,18 @@ t_deps_uninstallable() {
 	grep -q "Unable to locate package rsync" "$d/out" || { echo "apt's error is not shown"; return 1; }
 }
 t_fetch_expired() {
-	local d=$T/fetch-expired
 	stubs "$d/bin" apt-get
 	PATH=$d/bin:$PATH STUB_EXPIRED=1 MMLAB_CACHE=$d/cache \
 		expect_fail "Acquire::Check-Valid-Until" bash "$S/fetch-base.sh"
 }
 # a base that is not the pin still tests; check says so on a "#" line
 t_fallback_base() {
-	local d=$T/fallback
-	mkdir -p "$d"
 	printf 'BASE_PKG_USED=linux-source-7.2\nBASE_VERSION_USED=7.2.1-1\nBASE_PINNED=no\nBASE_KEY=x\nBASE_FILEMAP_BLOB=abc\n' > "$d/base.env"
 	CACHE=$d base_ok || return 1
 	CACHE=$d base_note | tee "$d/note"
 	grep -q "^# base is a fallback: linux-source-7.2 7.2.1-1" "$d/note"
 }
 t_kvm_probe_stdin() {
-	local d=$T/kvm-probe
 	stubs "$d/bin" qemu-system-x86_64
 	: > "$d/kvm"; : > "$d/k"; : > "$d/i"; : > "$d/qemu.log"
 	# a pipe on stdin stands for the terminal: the probe must not get it
@@ -257,42 +252,36 @@ t_kvm_probe_stdin() {
 }
 # The README's workflow: amend in the work tree, make export, make demo.
 t_apply_after_export() {
-	local d=$T/apply-export src
-	fake_base "$d" || return 1
+	local src
 	src=$d/cache/k/toy/patched/src
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	fake_base "$d" && apply_fake || return 1
 	(cd "$src" && printf 'int filemap = 2;\n' > mm/filemap.c &&
 	 GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x git commit -q -a --amend --no-edit) || return 1
-	expect_fail "not in the patches" in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	expect_fail "not in the patches" apply_fake || return 1
 	in_fake "$d" env SERIES_OUT="$d/series" bash "$S/export-series.sh" || return 1
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	apply_fake || return 1
 	grep -q "filemap = 2" "$src/mm/filemap.c" || return 1
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" 2>&1 | grep "already"
+	apply_fake 2>&1 | grep "already"
 }
 # A cache from an older lab: .lab-applied has the stamp only.
 t_apply_old_stamp() {
-	local d=$T/apply-old-stamp
-	fake_base "$d" || return 1
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	fake_base "$d" && apply_fake || return 1
 	echo 0123456789abcdef > "$d/cache/k/toy/patched/.lab-applied"
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series"
+	apply_fake
 }
 t_apply_untracked() {
-	local d=$T/apply-untracked src
-	fake_base "$d" || return 1
+	local src
 	src=$d/cache/k/toy/patched/src
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	fake_base "$d" && apply_fake || return 1
 	echo notes > "$src/my-notes.txt"
 	sed -i 's/Body of two./Body of two, changed./' "$d"/series/0002-*.patch
-	expect_fail "untracked files.*my-notes.txt" in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	expect_fail "untracked files.*my-notes.txt" apply_fake || return 1
 	[ -f "$src/my-notes.txt" ] || { echo "my-notes.txt was deleted"; return 1; }
-	FORCE=1 in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	FORCE=1 apply_fake || return 1
 	[ ! -e "$src/my-notes.txt" ]
 }
 t_export_user_config() {
-	local d=$T/export-config
-	fake_base "$d" || return 1
-	in_fake "$d" bash "$S/apply-series.sh" "$d/series" || return 1
+	fake_base "$d" && apply_fake || return 1
 	in_fake "$d" env SERIES_OUT="$d/clean" bash "$S/export-series.sh" || return 1
 	mkdir -p "$d/home"
 	cat > "$d/home/.gitconfig" <<-'EOT'
@@ -323,7 +312,6 @@ t_export_user_config() {
 	in_fake "$d" bash "$S/apply-series.sh" -v again "$d/user"
 }
 t_config_override() {
-	local d=$T/config-override
 	fake_base "$d" || return 1
 	in_fake "$d" bash "$S/build-kernel.sh" base "$LAB/config/thp-off.config" || return 1
 	grep -qx "# CONFIG_TRANSPARENT_HUGEPAGE is not set" "$d/cache/k/toy/base/obj/.config" || return 1
@@ -333,12 +321,11 @@ t_config_override() {
 		in_fake "$d" bash "$S/build-kernel.sh" base "$d/bad.config"
 }
 t_disk_space() {
-	local d=$T/disk-space
 	MMLAB_CACHE=$d/cache MMLAB_FREE_MIB=100 \
 		expect_fail "needs about 12544 MiB.*only 100 MiB free" bash "$S/make-disk.sh" demo
 }
 t_disk_cleanup() {
-	local d=$T/disk-cleanup rc
+	local rc
 	stubs "$d/bin" head
 	PATH=$d/bin:$PATH MMLAB_CACHE=$d/cache \
 		expect_fail "writing the staged big.bin failed" bash "$S/make-disk.sh" check
@@ -348,7 +335,7 @@ t_disk_cleanup() {
 	return $rc
 }
 t_lock() {
-	local d=$T/lock holder rc
+	local holder rc
 	mkdir -p "$d/cache"
 	env -u MMLAB_LOCK_HELD MMLAB_CACHE=$d/cache MMLAB_ENTRY="lock holder" \
 		bash -c '. "$1/lib.sh"; lab_lock; echo locked; exec sleep 30' _ "$S" > "$d/holder.out" &
@@ -373,14 +360,11 @@ t_lib_env() {
 	[ "$(grep -c . <<<"$out")" = 2 ] && grep -qx "LAB=$LAB" <<<"$out" && grep -q "^CACHE=/" <<<"$out"
 }
 t_fresh_not_root() {
-	local d=$T/fresh-not-root
 	stubs "$d/bin" id
 	PATH=$d/bin:$PATH STUB_UID=1000 MMLAB_CACHE=$d/cache \
 		expect_fail "fresh-check must run as root" bash "$S/fresh-check.sh"
 }
 t_report_trailing() {
-	local d=$T/report-trailing
-	mkdir -p "$d"
 	printf '@@LAB-ACCEL tcg\n@@RESULT {"workload":"random","phase":"read","pages":8,"major_faults":8,"dev_pages_read":8,"seconds":1.5}[   3.1] random: crng init done\n' > "$d/c.log"
 	python3 "$S/report.py" "$d/r" base="$d/c.log" || return 1
 	grep -q '"major_faults": 8' "$d/r.json" || { echo "the result was dropped"; return 1; }
@@ -388,7 +372,7 @@ t_report_trailing() {
 	expect_fail "result line without a readable JSON object" python3 "$S/report.py" "$d/r2" base="$d/bad.log"
 }
 t_tap_unexpected_fail() {
-	local f=$LAB/tests/data/console-tap.log
+	local f=$D/console-tap.log
 	# sequential_after_scattered fails and has no expectation here
 	printf 'x sequential_control pass\n' > "$T/exp-unexpected"
 	expect_fail "sequential_after_scattered.*fail" python3 "$S/tap.py" "$f" --expect "$T/exp-unexpected" x
@@ -397,27 +381,21 @@ t_tap_unexpected_fail() {
 # (one of each kind the debug checkers print), with a data mismatch, or cut
 # short, fails and says why
 t_stress_report() {
-	local d=$T/stress-report D=$LAB/tests/data
-	mkdir -p "$d"
-	python3 "$S/stress_report.py" "$d/ok" full debug 768M \
-		k="$D/console-stress-ok.log:0:1" || return 1
+	sr() { python3 "$S/stress_report.py" "$d/$1" full debug 768M "k=$2"; }
+	sr ok "$D/console-stress-ok.log:0:1" || return 1
 	grep -qF '| inject-recover | k | 70000 | 900 | 65000 | 3 | 40 | ok |' "$d/ok.md" || return 1
-	expect_fail "7 kernel report(s)" python3 "$S/stress_report.py" "$d/r" full debug 768M \
-		k="$D/console-stress-reports.log:0:1" || return 1
+	expect_fail "7 kernel report(s)" sr r "$D/console-stress-reports.log:0:1" || return 1
 	expect_fail "workload inject-recover: result=FAIL mismatches=1" \
-		python3 "$S/stress_report.py" "$d/m" full debug 768M \
-		k="$D/console-stress-mismatch.log:0:1" || return 1
+		sr m "$D/console-stress-mismatch.log:0:1" || return 1
 	sed '/@@STRESS-TOTAL/,$d' "$D/console-stress-ok.log" > "$d/cut.log"
-	expect_fail "the job did not finish" python3 "$S/stress_report.py" "$d/c" \
-		full debug 768M k="$d/cut.log:1:1"
+	expect_fail "the job did not finish" sr c "$d/cut.log:1:1"
 }
 # make bench's report (bench.sh report): results with the command of the
 # @@RUN line before them (the seed as SEED), warm-up runs left out, medians
 # against the first kernel's, every table there, the lab commit; a console
 # without the bench's @@BENCH line fails and says so
 t_bench_report() {
-	local d=$T/bench-report D=$LAB/tests/data k
-	mkdir -p "$d"
+	local k
 	stubs "$d/bin" gnuplot
 	k=$d/bzImage
 	echo kernel > "$k"
@@ -449,7 +427,7 @@ t_bench_report() {
 # results/ as their generators make them of the committed consoles, with
 # the provenance the committed JSON holds (report.py, bench_report.py --again)
 t_results_again() {
-	local d=$T/results-again n f rc=0
+	local n f rc=0
 	unset MMLAB_LAB_COMMIT
 	stubs "$d/bin" gnuplot
 	for n in demo demo-small demo-lbs sharp fixes; do
@@ -495,7 +473,6 @@ t_variants_rev() {
 }
 # a variant whose commit is not in the history fails and says so
 t_apply_rev_missing() {
-	local d=$T/apply-rev-missing
 	fake_base "$d" || return 1
 	mkdir -p "$d/old"
 	echo 0123456789abcdef0123456789abcdef01234567 > "$d/old/series-rev"
@@ -517,9 +494,7 @@ t_shellcheck() {
 # (series_numbers.py); a number changed on one side only fails, and one of
 # the other side too (a results file with a changed figure)
 t_series_numbers() {
-	local d=$T/series-numbers
 	python3 "$S/series_numbers.py" --check || return 1
-	mkdir -p "$d"
 	sed 's/"16384"/"16383"/' "$RESULTS/v4-selftest.json" > "$d/v4-selftest.json"
 	cmp -s "$RESULTS/v4-selftest.json" "$d/v4-selftest.json" && { echo "no figure to change"; return 1; }
 	cp "$RESULTS"/v4-thp-random.json "$RESULTS"/v4-thp-direction.json "$RESULTS"/v4-records-thp.json "$d/" || return 1
@@ -599,8 +574,6 @@ t_variant() {
 }
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
-	local d=$T/patch1
-	mkdir -p "$d"
 	cp "$(ls "$LAB"/series/0001-*.patch)" "$d/" || return 1
 	bash "$S/apply-series.sh" -v patch1 "$d" &&
 	bash "$S/build-kernel.sh" patch1
