@@ -120,24 +120,29 @@ mem_of = {}
 for r in results:
     if r["workload"] == "ra-method":
         mem_of.setdefault(r["mem_kb"], r["pages"])
+def per_kernel(rows_of, summary, against):
+    """summary(v, rs) of each kernel v's runs rs = rows_of(v), and after the
+    first kernel's (ref), what against(s, ref) adds"""
+    out = []
+    for v in variants:
+        rs = rows_of(v)
+        if rs:
+            s = summary(v, rs)
+            s.update(against(s, out[0]) if out else {})
+            out.append(s)
+    return out
+
 method = []
 for mkb in sorted(mem_of):
     for pat in ("random", "seq", "stride1021", "stride1024", "stride2053", "stride4099"):
-        ref = None
-        for v in variants:
-            rs = group("ra-method", pat, v, mem_kb=mkb)
-            if not rs:
-                continue
-            s = {"workload": "ra-method", "phase": pat, "variant": v, "runs": len(rs),
-                 "mem_kb": mkb, "file_pages": rs[0]["pages"], "touched": rs[0]["touched"],
-                 "file_vs_mem": round(rs[0]["pages"] * 4 / mkb, 2),
-                 **stats(rs, "dev_pages_per_s", *COUNTS),
-                 "command": f"ra-method array.u8 {pat} SEED (read_ahead_kb 8192)"}
-            if ref is None:
-                ref = s
-            elif ref["dev_pages_read"]["median"]:
-                s["pages_vs_ref_pct"] = round(vs_ref(s, ref, "dev_pages_read"), 3)
-            method.append(s)
+        method += per_kernel(lambda v: group("ra-method", pat, v, mem_kb=mkb), lambda v, rs: {
+            "workload": "ra-method", "phase": pat, "variant": v, "runs": len(rs),
+            "mem_kb": mkb, "file_pages": rs[0]["pages"], "touched": rs[0]["touched"],
+            "file_vs_mem": round(rs[0]["pages"] * 4 / mkb, 2),
+            **stats(rs, "dev_pages_per_s", *COUNTS),
+            "command": f"ra-method array.u8 {pat} SEED (read_ahead_kb 8192)"},
+            lambda s, ref: {"pages_vs_ref_pct": round(vs_ref(s, ref, "dev_pages_read"), 3)}
+            if ref["dev_pages_read"]["median"] else {})
 summary += method
 
 # The vm-scalability cases (vmscal): per case and kernel, against the
@@ -146,45 +151,27 @@ VMSCAL = ("mmap-pread-seq", "mmap-pread-rand", "mmap-pread-seq-mt", "mmap-pread-
           "mmap-xread-seq-mt", "lru-file-mmap-read")
 vms = []
 for wl in VMSCAL:
-    ref = None
-    for v in variants:
-        rs = group(wl, "read", v)
-        if not rs:
-            continue
-        s = {"workload": wl, "phase": "read", "variant": v, "runs": len(rs),
-             "pages": rs[0]["pages"], "touched": rs[0]["touched"], "tasks": rs[0]["tasks"],
-             "mem_kb": rs[0]["mem_kb"], "read_ahead_kb": rs[0]["read_ahead_kb"],
-             **stats(rs, "pgpgin_pages", *COUNTS),
-             "command": one_command(rs, lambda c: re.sub(r" -s \d+", " -s SEED", c))}
-        if ref is None:
-            ref = s
-        else:
-            for k, key in (("pages", "dev_pages_read"), ("faults", "major_faults"),
-                           ("seconds", "seconds")):
-                s[f"{k}_vs_ref_pct"] = vs_ref(s, ref, key)
-            s["faults_vs_ref"] = s["major_faults"]["median"] - ref["major_faults"]["median"]
-        vms.append(s)
+    vms += per_kernel(lambda v: group(wl, "read", v), lambda v, rs: {
+        "workload": wl, "phase": "read", "variant": v, "runs": len(rs),
+        "pages": rs[0]["pages"], "touched": rs[0]["touched"], "tasks": rs[0]["tasks"],
+        "mem_kb": rs[0]["mem_kb"], "read_ahead_kb": rs[0]["read_ahead_kb"],
+        **stats(rs, "pgpgin_pages", *COUNTS),
+        "command": one_command(rs, lambda c: re.sub(r" -s \d+", " -s SEED", c))},
+        lambda s, ref: dict({f"{k}_vs_ref_pct": vs_ref(s, ref, key) for k, key in (
+            ("pages", "dev_pages_read"), ("faults", "major_faults"), ("seconds", "seconds"))},
+            faults_vs_ref=s["major_faults"]["median"] - ref["major_faults"]["median"]))
 summary += vms
 
 # The random reader of the report behind 0b9c0aeba938: every run of every
 # boot (its "median" record is the boot's own summary, left out here)
-rp = []
-ref = None
-for v in variants:
-    rs = [r for r in results if r["workload"] == "random-private" and r["variant"] == v
-          and r["phase"].startswith("run")]
-    if not rs:
-        continue
-    s = {"workload": "random-private", "phase": "runs", "variant": v, "runs": len(rs),
-         "reads": rs[0]["pages"], "mem_kb": rs[0]["mem_kb"],
-         **stats(rs, "seconds", "major_faults", "pages_added", "refaults"),
-         "command": one_command(rs)}
-    if ref is None:
-        ref = s
-    else:
-        s["pages_vs_ref_pct"] = vs_ref(s, ref, "pages_added")
-        s["seconds_vs_ref_pct"] = vs_ref(s, ref, "seconds")
-    rp.append(s)
+rp = per_kernel(lambda v: [r for r in results if r["workload"] == "random-private"
+                           and r["variant"] == v and r["phase"].startswith("run")],
+                lambda v, rs: {"workload": "random-private", "phase": "runs", "variant": v,
+                               "runs": len(rs), "reads": rs[0]["pages"], "mem_kb": rs[0]["mem_kb"],
+                               **stats(rs, "seconds", "major_faults", "pages_added", "refaults"),
+                               "command": one_command(rs)},
+                lambda s, ref: {"pages_vs_ref_pct": vs_ref(s, ref, "pages_added"),
+                                "seconds_vs_ref_pct": vs_ref(s, ref, "seconds")})
 summary += rp
 
 # make sharp's readers that are not sequential (after-random): the
@@ -192,21 +179,12 @@ summary += rp
 ar = []
 for wl in ("adversarial", "every-other", "every-other-warm", "records"):
     for phase in ("access", "probe"):
-        ref = None
-        for v in variants:
-            rs = group(wl, phase, v)
-            if not rs:
-                continue
-            per = "pages_per_access" if phase == "access" else "pages_per_fault"
-            s = {"workload": wl, "phase": phase, "variant": v, "runs": len(rs),
-                 "touched": rs[0]["pages"],
-                 **stats(rs, "resident_pages", per, *COUNTS), "per": per,
-                 "command": one_command(rs)}
-            if ref is None:
-                ref = s
-            else:
-                s["pages_vs_ref_pct"] = vs_ref(s, ref, "dev_pages_read")
-            ar.append(s)
+        per = "pages_per_access" if phase == "access" else "pages_per_fault"
+        ar += per_kernel(lambda v: group(wl, phase, v), lambda v, rs: {
+            "workload": wl, "phase": phase, "variant": v, "runs": len(rs),
+            "touched": rs[0]["pages"], **stats(rs, "resident_pages", per, *COUNTS), "per": per,
+            "command": one_command(rs)},
+            lambda s, ref: {"pages_vs_ref_pct": vs_ref(s, ref, "dev_pages_read")})
 summary += ar
 
 doc = {"command": cmd, "scale": scale, "date": date, "lab_commit": lab,
