@@ -9,18 +9,10 @@ kernel-VARIANT.env and the consoles, as scripts/bench-apps.sh leaves them
 first the reference, "value ±stddev% %change value"; every run in the
 JSON; charts of the major faults with every run drawn (gnuplot).
 """
-import json, os, re, statistics, subprocess, sys, tempfile, textwrap
+import os, re, statistics, subprocess, sys, tempfile, textwrap
 
-
-def env(path):
-    d = {}
-    if os.path.exists(path):
-        for line in open(path):
-            k, _, v = line.rstrip("\n").partition("=")
-            if k:
-                d[k] = v
-    return d
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from labreport import md_table, read_console, read_env as env, write_json  # noqa: E402
 
 logs = sys.argv[1].rstrip("/")
 out = logs  # results/apps -> results/apps.md, .json, -*.png
@@ -34,15 +26,14 @@ for rnd, v, cname in runs:
     log = os.path.join(logs, cname)
     if v not in variants:
         variants.append(v)
-    text = open(log, errors="replace").read()
-    m = re.search(r"@@LAB-ACCEL (\S+)", text)
-    accel.add(m.group(1) if m else "?")
-    m = re.search(r"@@LAB-BOOT kernel=(\S+) job=(\S+)", text)
-    if not m:
+    recs, meta = read_console(log, tags=("RESULT", "PART"))
+    text = meta["text"]
+    accel.add(meta.get("accel", "?"))
+    job = meta.get("job")
+    if not job:
         sys.exit(f"{log}: no @@LAB-BOOT line")
-    job = m.group(2)
     if v not in kernels:
-        kernels[v] = dict(env(os.path.join(logs, f"kernel-{v}.env")), uname_r=m.group(1))
+        kernels[v] = dict(env(os.path.join(logs, f"kernel-{v}.env")), uname_r=meta["kernel"])
     bench = dict(re.findall(r"(\w+)=(\S+)", (re.search(r"@@BENCH (.*)", text) or ["", ""])[1]))
     up = re.findall(r"^\[\s*(\d+\.\d+)\]", text, re.M)
     m = re.search(r"@@LAB-ARGS ?(.*)", text)
@@ -50,19 +41,10 @@ for rnd, v, cname in runs:
                   "args": m.group(1).strip() if m else None,
                   "guest_uptime_s": float(up[-1]) if up else None,
                   "console": os.path.relpath(log, os.path.dirname(out))})
-    command = None
-    for line in text.splitlines():
-        m = re.search(r"@@RUN (.*\S)", line)
-        if m:
-            command = m.group(1)
-            continue
-        m = re.search(r"@@(RESULT|PART) (\{.*\})", line)
-        if not m:
-            continue
-        r = json.loads(m.group(2))
+    for tag, command, r in recs:
         r.update({"variant": v, "boot_round": int(rnd), "job": job, "command": command,
                   "console": cname})
-        (results if m.group(1) == "RESULT" else parts).append(r)
+        (results if tag == "RESULT" else parts).append(r)
 
 
 def mean_sd(xs):
@@ -196,9 +178,7 @@ doc = {"command": cmd, "elapsed_s": int(elapsed) if elapsed.isdigit() else None,
        "guest_mem": mem, "root_image": root, "data_disk": disk, "kernels": kernels,
        "variants": variants, "names": {v: name(v) for v in variants}, "boots": boots,
        "summary": summary, "figures": figures, "runs": results, "parts": parts}
-with open(out + ".json", "w") as f:
-    json.dump(doc, f, indent=1)
-    f.write("\n")
+write_json(out + ".json", doc)
 
 
 # --- the markdown ---------------------------------------------------------
@@ -227,9 +207,7 @@ def ratio(case, metric, v):
 
 
 def table(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return lines + [""]
+    return md_table(head, rows) + [""]
 
 
 def wrap(cmdline, indent="        ", width=96):
