@@ -155,13 +155,12 @@ done
 
 # ---- the report
 rc=0
-python3 - "$RESULTS/mm-selftests" "$list" "$only" "$rounds" "${logs[@]}" <<'EOF' || rc=$?
-import fnmatch, json, os, re, subprocess, sys
+PYTHONPATH=$S python3 - "$RESULTS/mm-selftests" "$list" "$only" "$rounds" "${logs[@]}" <<'EOF' || rc=$?
+import fnmatch, re, sys
+from labreport import lab_commit, md_table, write_json
 
 prefix, listfile, only, rounds = sys.argv[1:5]
-lab = os.environ.get("MMLAB_LAB_COMMIT") or subprocess.run(
-    ["git", "-C", os.path.dirname(os.path.abspath(listfile)), "rev-parse", "--short=12", "HEAD"],
-    capture_output=True, text=True).stdout.strip() or "unknown"
+lab = lab_commit()
 rounds = int(rounds)
 consoles = [a.split("=", 1) for a in sys.argv[5:]]
 kernels = [k for k, _ in consoles]
@@ -380,15 +379,11 @@ md.append("Status per test from its exit code (0 pass, 4 skip, else fail; "
           "(pass/fail). Subtests: the test's TAP lines, counted by their "
           "status over the rounds. Seconds: each round's. Each test's command: "
           "Why these tests, below.\n")
-md.append("| test | base | patched | base subtests | patched subtests | base s | patched s |")
-md.append("|---|---|---|---|---|---|---|")
-for r in records:
-    b, p = r["base"], r["patched"]
-    sec = lambda x: "/".join(str(y["seconds"]) if y["seconds"] is not None else "-" for y in x["rounds"])
-    md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-        r["id"], b["status"], p["status"],
-        ccount(counts(agg(v) for v in b["subtests"].values())),
-        ccount(counts(agg(v) for v in p["subtests"].values())), sec(b), sec(p)))
+sec = lambda x: "/".join(str(y["seconds"]) if y["seconds"] is not None else "-" for y in x["rounds"])
+md += md_table(["test", "base", "patched", "base subtests", "patched subtests", "base s", "patched s"],
+               [[r["id"], r["base"]["status"], r["patched"]["status"]]
+                + [ccount(counts(agg(v) for v in r[k]["subtests"].values())) for k in ("base", "patched")]
+                + [sec(r["base"]), sec(r["patched"])] for r in records])
 tot = {k: counts(r[k]["status"] for r in records) for k in kernels}
 sub = {k: counts(agg(v) for r in records for v in r[k]["subtests"].values()) for k in kernels}
 md.append("")
@@ -434,12 +429,11 @@ for k in kernels:
         md.append("```\n")
 open(prefix + ".md", "w").write("\n".join(md) + "\n")
 
-json.dump({"lab_commit": lab, "rounds": rounds,
+write_json(prefix + ".json", {"lab_commit": lab, "rounds": rounds,
            "kernels": {k: dict(infos[k], console=dict(consoles)[k]) for k in kernels},
            "tests": records, "left_out": left,
            "new_failures": diffs["new"], "failing_on_both": diffs["both"],
-           "failing_on_base_only": diffs["base only"]},
-          open(prefix + ".json", "w"), indent=1)
+           "failing_on_base_only": diffs["base only"]}, end="")
 
 for k in kernels:
     print("%-8s guest %ss; tests: %s; subtests: %s" % (
