@@ -71,6 +71,13 @@ def both(case):
 
 
 HEAD = " " * 34 + "  7.3-rc7   patched"
+# thp-random: over the limit, every access a miss, in PMD-sized folios
+MISS = lambda r: (r["hits"].startswith("no/") and "under" not in r["cgroup"]
+                  and "small" not in r["cgroup"])
+
+
+def para(text):
+    return textwrap.fill(text, 72, break_on_hyphens=False)
 
 
 def patch1_repro():
@@ -132,16 +139,13 @@ def patch2_cost():
     """2/2: random MADV_HUGEPAGE readers (make thp-random), base -> v4."""
     hits = thpr(lambda r: r["hits"].startswith("yes/"))
     under = thpr(lambda r: "under" in r["cgroup"])
-    miss = thpr(lambda r: r["hits"].startswith("no/") and "under" not in r["cgroup"]
-                and "small" not in r["cgroup"])
-    text = ("Random MADV_HUGEPAGE readers of a 512 MiB file half cached in "
-            "PMD-sized folios, in a 1 GiB guest (KiB read per access, "
-            "medians of the runs, patched against 7.3-rc7): over the limit, "
-            f"every access a miss (plain or in a 256M memory cgroup): {pct(miss)}; "
-            "every other access a hit, which now counts for PMD-mapped "
-            f"folios too: {pct(hits)}; under the limit, read_ahead_kb 8192 "
-            f"or 128: {pct(under)}.")
-    return textwrap.fill(text, 72, break_on_hyphens=False)
+    return para("Random MADV_HUGEPAGE readers of a 512 MiB file half cached in "
+                "PMD-sized folios, in a 1 GiB guest (KiB read per access, "
+                "medians of the runs, patched against 7.3-rc7): over the limit, "
+                f"every access a miss (plain or in a 256M memory cgroup): {pct(thpr(MISS))}; "
+                "every other access a hit, which now counts for PMD-mapped "
+                f"folios too: {pct(hits)}; under the limit, read_ahead_kb 8192 "
+                f"or 128: {pct(under)}.")
 
 
 def patch2_thp_late():
@@ -150,16 +154,15 @@ def patch2_thp_late():
     r = {(x["reader"], x["read_ahead_kb"], x["random_faults"]): x
          for x in load("v4-thp-direction.json")["rows"]}
     up, down = r[("ascending", 128, 300)], r[("descending", 128, 300)]
-    text = ("512 MiB read through MADV_HUGEPAGE after 300 random faults "
-            "through another mapping, read_ahead_kb 128: upwards "
-            f"{up['base_major_faults']} major faults and "
-            f"{up['base_pmd_mapped_2m']} of 256 2 MiB ranges PMD-mapped on "
-            f"7.3-rc7, {up['patched_major_faults']} and "
-            f"{up['patched_pmd_mapped_2m']} patched; downwards "
-            f"{down['base_major_faults']} and {down['base_pmd_mapped_2m']}, "
-            f"{down['patched_major_faults']} and "
-            f"{down['patched_pmd_mapped_2m']}.")
-    return textwrap.fill(text, 72, break_on_hyphens=False)
+    return para("512 MiB read through MADV_HUGEPAGE after 300 random faults "
+                "through another mapping, read_ahead_kb 128: upwards "
+                f"{up['base_major_faults']} major faults and "
+                f"{up['base_pmd_mapped_2m']} of 256 2 MiB ranges PMD-mapped on "
+                f"7.3-rc7, {up['patched_major_faults']} and "
+                f"{up['patched_pmd_mapped_2m']} patched; downwards "
+                f"{down['base_major_faults']} and {down['base_pmd_mapped_2m']}, "
+                f"{down['patched_major_faults']} and "
+                f"{down['patched_pmd_mapped_2m']}.")
 
 
 def patch2_records():
@@ -167,13 +170,12 @@ def patch2_records():
     guest/jobs/records-thp.sh), with 300 random faults first and none."""
     r = {(x["kernel"], x["record_kb"], x["random_faults"]): x["pages_per_access"]
          for x in load("v4-records-thp.json")["rows"]}
-    text = ("A reader of random 64 KiB records through MADV_HUGEPAGE after 300 "
-            f"random faults reads {r[('patched', 64, 300)]:.1f} pages a record, "
-            f"against {r[('base', 64, 300)]:.1f} on 7.3-rc7 (stuck) and "
-            f"{r[('base', 64, 0)]:.1f} there without the random faults (forced "
-            "THP readahead); of 32 KiB records, "
-            f"{r[('patched', 32, 300)]:.1f} (7.3-rc7: {r[('base', 32, 300)]:.1f}).")
-    return textwrap.fill(text, 72, break_on_hyphens=False)
+    return para("A reader of random 64 KiB records through MADV_HUGEPAGE after 300 "
+                f"random faults reads {r[('patched', 64, 300)]:.1f} pages a record, "
+                f"against {r[('base', 64, 300)]:.1f} on 7.3-rc7 (stuck) and "
+                f"{r[('base', 64, 0)]:.1f} there without the random faults (forced "
+                "THP readahead); of 32 KiB records, "
+                f"{r[('patched', 32, 300)]:.1f} (7.3-rc7: {r[('base', 32, 300)]:.1f}).")
 
 
 def patch1_cost():
@@ -181,20 +183,17 @@ def patch1_cost():
     cached in small folios, mmap_miss over the limit (make thp-random -S)."""
     small = {shape: (b, v) for shape, b, v in
              thpr(lambda r: "small" in r["cgroup"])}
-    miss = thpr(lambda r: r["hits"].startswith("no/") and "under" not in r["cgroup"]
-                and "small" not in r["cgroup"])
-    text = ("A random reader of a file half cached in small folios, "
-            "mmap_miss over the limit, whose misses land just after a cached "
-            "run one time in two (2 MiB-aligned, or next to a cached range), "
-            f"reads {small['aligned'][1]:.1f} and {small['next'][1]:.1f} KiB "
-            f"per access instead of {small['aligned'][0]:.1f} and "
-            f"{small['next'][0]:.1f}; at random, {small['uniform'][1]:.1f} "
-            f"as on 7.3-rc7 ({small['uniform'][0]:.1f}).  Half cached in "
-            "PMD-sized folios instead, through MADV_HUGEPAGE (the probe never "
-            "follows a large folio), every access a miss at random, "
-            "2 MiB-aligned or next to a cached folio, plain or in a 256M "
-            f"memory cgroup, it reads as much as on 7.3-rc7 ({pct(miss)}).")
-    return textwrap.fill(text, 72, break_on_hyphens=False)
+    return para("A random reader of a file half cached in small folios, "
+                "mmap_miss over the limit, whose misses land just after a cached "
+                "run one time in two (2 MiB-aligned, or next to a cached range), "
+                f"reads {small['aligned'][1]:.1f} and {small['next'][1]:.1f} KiB "
+                f"per access instead of {small['aligned'][0]:.1f} and "
+                f"{small['next'][0]:.1f}; at random, {small['uniform'][1]:.1f} "
+                f"as on 7.3-rc7 ({small['uniform'][0]:.1f}).  Half cached in "
+                "PMD-sized folios instead, through MADV_HUGEPAGE (the probe never "
+                "follows a large folio), every access a miss at random, "
+                "2 MiB-aligned or next to a cached folio, plain or in a 256M "
+                f"memory cgroup, it reads as much as on 7.3-rc7 ({pct(thpr(MISS))}).")
 
 
 BLOCKS = {
