@@ -22,15 +22,6 @@ import sys
 from labreport import ParseError, kernel_info, lab_commit, md_table, read_console, read_env, write_json
 
 
-def parse_console(path):
-    """Return (records, meta) from one console log."""
-    recs, meta = read_console(path)
-    for _, command, rec in recs:
-        if command:
-            rec.setdefault("command", command)
-    return [r for _, _, r in recs], meta
-
-
 def key_of(rec):
     """What makes two records the same measurement on two kernels."""
     k = rec["workload"]
@@ -117,12 +108,14 @@ def main(argv):
         variant, path = p.split("=", 1)
         variants.append(variant)
         try:
-            recs, meta = parse_console(path)
+            recs, meta = read_console(path)
         except ParseError as e:
             sys.exit("report: %s" % e)
         if not recs:
             sys.exit("report: no results in %s (%s)" % (path, variant))
-        for r in recs:
+        for _, command, r in recs:
+            if command:
+                r.setdefault("command", command)
             r.update(variant=variant, kernel=meta.get("kernel"), accel=meta.get("accel"),
                      **prov[variant])
             out.append(r)
