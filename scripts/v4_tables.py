@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from labreport import LAB, lab_commit, read_console, write_json as dump
+from labreport import LAB, lab_commit, md_table, read_console, write_json as dump
 
 RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
 
@@ -75,13 +75,12 @@ def thp_direction(head):
         "v4-thp-direction", base="console-base.log", patched="console-patched.log"), rows=out)
     with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit("")))
-        f.write("| reader | ra KiB | random | base major | v4 major | base PMD | v4 PMD "
-                "| base pages | v4 pages |\n|---|---|---|---|---|---|---|---|---|\n")
-        for r in out:
-            f.write(f"| {r['reader']} | {r['read_ahead_kb']} | {r['random_faults']} | "
-                    f"{r['base_major_faults']} | {r['patched_major_faults']} | "
-                    f"{r['base_pmd_mapped_2m']} | {r['patched_pmd_mapped_2m']} | "
-                    f"{r['base_dev_pages_read']} | {r['patched_dev_pages_read']} |\n")
+        f.write("\n".join(md_table(
+            ["reader", "ra KiB", "random", "base major", "v4 major", "base PMD", "v4 PMD",
+             "base pages", "v4 pages"],
+            [[r["reader"], r["read_ahead_kb"], r["random_faults"]] + [
+                r[f"{k}_{x}"] for x in ("major_faults", "pmd_mapped_2m", "dev_pages_read")
+                for k in ("base", "patched")] for r in out])) + "\n")
 
 
 def records_thp(head):
@@ -96,15 +95,12 @@ def records_thp(head):
         "v4-records-thp", base="console-base-0.log", patched="console-patched-0.log"), rows=out)
     with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
         f.write(head.replace("@@LAB@@", lab_commit("")))
-        f.write("| record KiB | random faults | base pages/record | v4 pages/record "
-                "| base major | v4 major |\n|---|---|---|---|---|---|\n")
-        for b in (64, 32):
-            for n in (0, 300):
-                c = {r["kernel"]: r for r in out
-                     if r["record_kb"] == b and r["random_faults"] == n}
-                f.write(f"| {b} | {n} | {c['base']['pages_per_access']} | "
-                        f"{c['patched']['pages_per_access']} | {c['base']['major_faults']} | "
-                        f"{c['patched']['major_faults']} |\n")
+        c = {(r["kernel"], r["record_kb"], r["random_faults"]): r for r in out}
+        f.write("\n".join(md_table(
+            ["record KiB", "random faults", "base pages/record", "v4 pages/record", "base major",
+             "v4 major"], [[b, n] + [c[(k, b, n)][x] for x in ("pages_per_access", "major_faults")
+                                     for k in ("base", "patched")]
+                           for b in (64, 32) for n in (0, 300)])) + "\n")
 
 
 RECORDS_HEAD = """# Random records through MADV_HUGEPAGE, with and without random faults first
