@@ -42,7 +42,7 @@ bench-apps:      ## llama.cpp, ggufread, GraphicsMagick in a sid guest on base, 
 	bash $(S)/bench-apps.sh
 trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md | 41 s with its kernels built, first build 21 min | root, network
 	bash $(S)/trace.sh
-sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v3 and the series -> results/sharp.{md,json} | not timed on three kernels (38 min for ten, built) | root, network
+sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v3 and the series -> results/sharp.{md,json} | 49 min with its kernels built | root, network
 	bash $(S)/side-by-side.sh sharp
 vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 5 min with the kernels and the root made | root, network
 	bash $(S)/vmtests.sh
