@@ -17,8 +17,9 @@
 #                    order (default demo,check; deps and base run deps.sh
 #                    and fetch-base.sh alone, lab make check-lab, for a
 #                    quicker look; bench-small and bench run make
-#                    bench-small and make bench, each with its kernels,
-#                    Debian guest root and data disk made from nothing)
+#                    bench-small, make bench and make bench-apps, each
+#                    with its kernels, Debian guest root and data disk
+#                    made from nothing)
 #   FRESH_WARM=1     keep the previous run's root, lab cache included, and
 #                    only replace the clone (a warm run, not a fresh one)
 #   FRESH_REBUILD=1  make the root tarball anew
@@ -50,7 +51,7 @@ logs=$FRESH_DIR/logs
 
 steps=${FRESH_CHECK_ONLY:-demo,check}
 for s in ${steps//,/ }; do
-	case $s in deps|base|lab|demo|check|bench-small|bench) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench)" ;; esac
+	case $s in deps|base|lab|demo|check|bench-small|bench|bench-apps) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench, bench-apps)" ;; esac
 done
 
 # --- mounts: everything mounted is in $mounted, unmounted by the trap ----
@@ -139,7 +140,8 @@ need=0
 for s in ${steps//,/ }; do
 	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;; lab) ;;
 	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;;
-	bench-small) need=$((need + 16384)) ;; bench) need=$((need + 28672)) ;; esac
+	bench-small) need=$((need + 16384)) ;; bench) need=$((need + 28672)) ;;
+	bench-apps) need=$((need + 20480)) ;; esac
 done
 need_space "$root" "$need" "fresh-check ($steps)"
 
@@ -178,6 +180,7 @@ for s in ${steps//,/ }; do
 	check) cmd="make check" ;;
 	bench-small) cmd="make bench-small" ;;
 	bench) cmd="make bench" ;;
+	bench-apps) cmd="make bench-apps" ;;
 	esac
 	log "in the root, as root: cd /root/lab && $cmd (log: $logs/$s.log)"
 	start=$(date +%s)
