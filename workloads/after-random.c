@@ -37,13 +37,6 @@
 
 #include "common.h"
 
-static volatile char sink;
-
-static void touch(const char *p)
-{
-	sink = *p;
-}
-
 /* Whether page pg is within 64 pages of one of the n pages in picked. */
 static int near(const size_t *picked, size_t n, size_t pg)
 {
@@ -57,103 +50,81 @@ static int near(const size_t *picked, size_t n, size_t pg)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *mode = NULL, *name = NULL;
-	size_t nrand = 300, ra_kb = 128, rand_start = 768, rand_len = 256;
-	size_t start = 0, len = 64, accesses = 2000, record_kb = 16;
-	size_t probes = 50, size, i, j, pages, touched, res_a, res_b;
+	struct args a = { .n = 300, .ra_kb = 128, .rand_start = MIB(768),
+			  .rand_len = MIB(256), .start = 0, .len = MIB(64) };
+	const char *mode = NULL;
+	size_t accesses = 2000, record_kb = 16, probes = 50;
+	size_t size, i, j, pages, touched, res_a, res_b;
 	size_t *picked;
 	long probe_start = -1;
-	struct counters a, b;
+	struct counters c0, c1;
 	char *map, *region;
 	int fd, opt, err, warm = 0, thp = 0;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "f:m:n:k:r:R:s:l:a:b:p:P:WHw:d:")) != -1) {
 		switch (opt) {
-		case 'f': path = optarg; break;
 		case 'm': mode = optarg; break;
-		case 'n': nrand = strtoul(optarg, NULL, 0); break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 'r': rand_start = strtoul(optarg, NULL, 0); break;
-		case 'R': rand_len = strtoul(optarg, NULL, 0); break;
-		case 's': start = strtoul(optarg, NULL, 0); break;
-		case 'l': len = strtoul(optarg, NULL, 0); break;
 		case 'a': accesses = strtoul(optarg, NULL, 0); break;
 		case 'b': record_kb = strtoul(optarg, NULL, 0); break;
 		case 'p': probe_start = strtol(optarg, NULL, 0); break;
 		case 'P': probes = strtoul(optarg, NULL, 0); break;
 		case 'W': warm = 1; break;
 		case 'H': thp = 1; break;
-		case 'w': name = optarg; break;
-		case 'd': blockdev = optarg; break;
-		default: die("bad option");
+		default: common_opt(&a, opt);
 		}
 	}
-	if (!path || !mode)
+	if (!a.path || !mode)
 		die("usage: %s -f FILE -m adversarial|every-other|records [options]", argv[0]);
 	if (strcmp(mode, "adversarial") && strcmp(mode, "every-other") &&
 	    strcmp(mode, "records"))
 		die("unknown mode %s", mode);
-	if (!name)
-		name = mode;
-	rand_start <<= 20;
-	rand_len <<= 20;
-	start <<= 20;
-	len <<= 20;
-	if (len < (2UL << 20) || !rand_len || record_kb * 1024 < page_size ||
-	    (record_kb * 1024) % page_size || (len >> 10) < record_kb)
+	if (!a.name)
+		a.name = mode;
+	if (a.len < (2UL << 20) || !a.rand_len || record_kb * 1024 < page_size ||
+	    (record_kb * 1024) % page_size || (a.len >> 10) < record_kb)
 		die("bad geometry");
 
-	set_read_ahead_kb(ra_kb);
-	fd = open_cold(path, &size);
-	if (rand_start + rand_len > size || start + len > size ||
-	    (probe_start >= 0 && ((size_t)probe_start << 20) + len > size))
-		die("%s: %zu bytes is too small for this geometry", path, size);
-	map = map_file(fd, size, 0);
-	region = map + start;
-	pages = len / page_size;
+	fd = open_args(&a, &size);
+	if (probe_start >= 0 && MIB(probe_start) + a.len > size)
+		die("%s: %zu bytes is too small for this geometry", a.path, size);
+	map = map_file(fd, 0, size, PROT_READ, PLAIN);
+	region = map + a.start;
+	pages = a.len / page_size;
+	random_faults(&a, map, "");
 
-	rnd_seed(42);
-	snap(&a);
-	for (i = 0; i < nrand; i++)
-		touch(map + rand_start + rnd() % (rand_len / page_size) * page_size);
-	snap(&b);
-	result(name, "random", &a, &b, nrand,
-	       resident_pages(map + rand_start, rand_len),
-	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
-
-	if (thp && madvise(region, len, MADV_HUGEPAGE))
+	if (thp && madvise(region, a.len, MADV_HUGEPAGE))
 		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	rnd_seed(7);
 	if (!strcmp(mode, "adversarial")) {
 		/* pages 0, 3, 6, ... cached; accesses on 1, 4, 7, ... */
 		size_t cached = (pages + 2) / 3, targets = (pages - 2) / 3 + 1;
 
-		snap(&a);
+		snap(&c0);
 		for (i = 0; i < pages; i += 3) {
-			err = posix_fadvise(fd, start + i * page_size, page_size,
+			err = posix_fadvise(fd, a.start + i * page_size, page_size,
 					    POSIX_FADV_WILLNEED);
 			if (err)
 				die("fadvise(WILLNEED): %s", strerror(err));
 		}
 		wait_for_reads();
-		snap(&b);
-		res_a = resident_pages(region, len);
-		result(name, "willneed", &a, &b, cached, res_a,
-		       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
+		snap(&c1);
+		res_a = resident_pages(region, a.len);
+		result(a.name, "willneed", &c0, &c1, cached, res_a,
+		       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", a.n, a.ra_kb);
 		if (res_a != cached)
 			die("WILLNEED made %zu pages resident, not %zu", res_a, cached);
 
-		snap(&a);
+		snap(&c0);
 		for (i = 0; i < accesses; i++)
 			touch(region + (3 * (rnd() % targets) + 1) * page_size);
-		snap(&b);
+		snap(&c1);
 		touched = accesses;
 	} else if (!strcmp(mode, "every-other")) {
 		if (warm) {
-			if (!start)
+			if (!a.start)
 				die("-W needs a region that does not start the file");
-			err = posix_fadvise(fd, start - page_size, page_size,
+			err = posix_fadvise(fd, a.start - page_size, page_size,
 					    POSIX_FADV_WILLNEED);
 			if (err)
 				die("fadvise(WILLNEED): %s", strerror(err));
@@ -161,40 +132,40 @@ int main(int argc, char **argv)
 			if (resident_pages(region - page_size, page_size) != 1)
 				die("WILLNEED did not make the page before the region resident");
 		}
-		res_a = resident_pages(region, len);
+		res_a = resident_pages(region, a.len);
 		accesses = (pages + 1) / 2;
-		snap(&a);
+		snap(&c0);
 		for (i = 0; i < pages; i += 2)
 			touch(region + i * page_size);
-		snap(&b);
+		snap(&c1);
 		touched = accesses;
 	} else {
 		size_t rec_pages = record_kb * 1024 / page_size;
-		size_t records = len / (record_kb * 1024);
+		size_t records = a.len / (record_kb * 1024);
 
-		res_a = resident_pages(region, len);
-		snap(&a);
+		res_a = resident_pages(region, a.len);
+		snap(&c0);
 		for (i = 0; i < accesses; i++) {
 			char *rec = region + rnd() % records * rec_pages * page_size;
 
 			for (j = 0; j < rec_pages; j++)
 				touch(rec + j * page_size);
 		}
-		snap(&b);
+		snap(&c1);
 		touched = accesses * rec_pages;
 	}
-	res_b = resident_pages(region, len);
-	result(name, "access", &a, &b, touched, res_b,
+	res_b = resident_pages(region, a.len);
+	result(a.name, "access", &c0, &c1, touched, res_b,
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu,\"accesses\":%zu,"
 	       "\"record_kb\":%zu,\"warm_start\":%d,\"pages_per_access\":%.3f,"
 	       "\"resident_per_access\":%.3f,"
 	       "\"metrics\":\"pages_per_access,resident_per_access\"",
-	       nrand, ra_kb, accesses, strcmp(mode, "records") ? 0 : record_kb, warm,
-	       (double)(b.dev_pages - a.dev_pages) / accesses,
+	       a.n, a.ra_kb, accesses, strcmp(mode, "records") ? 0 : record_kb, warm,
+	       (double)(c1.dev_pages - c0.dev_pages) / accesses,
 	       (double)(res_b - res_a) / accesses);
 
 	if (probe_start >= 0) {
-		char *pr = map + ((size_t)probe_start << 20);
+		char *pr = map + MIB(probe_start);
 
 		if (pages < probes * 256)
 			die("the probe region is too small for %zu isolated faults", probes);
@@ -206,22 +177,21 @@ int main(int argc, char **argv)
 				picked[i] = rnd() % pages;
 			} while (near(picked, i, picked[i]));
 		}
-		res_a = resident_pages(pr, len);
-		snap(&a);
+		res_a = resident_pages(pr, a.len);
+		snap(&c0);
 		for (i = 0; i < probes; i++)
 			touch(pr + picked[i] * page_size);
-		snap(&b);
-		res_b = resident_pages(pr, len);
-		result(name, "probe", &a, &b, probes, res_b,
+		snap(&c1);
+		res_b = resident_pages(pr, a.len);
+		result(a.name, "probe", &c0, &c1, probes, res_b,
 		       "\"random_faults\":%zu,\"read_ahead_kb\":%zu,"
 		       "\"pages_per_fault\":%.2f,\"resident_per_fault\":%.2f,"
 		       "\"metrics\":\"pages_per_fault,resident_per_fault\"",
-		       nrand, ra_kb,
-		       (double)(b.dev_pages - a.dev_pages) / probes,
+		       a.n, a.ra_kb,
+		       (double)(c1.dev_pages - c0.dev_pages) / probes,
 		       (double)(res_b - res_a) / probes);
 		free(picked);
 	}
-	(void)sink;
 	if (munmap(map, size))
 		die("munmap: %s", strerror(errno));
 	close(fd);

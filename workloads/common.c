@@ -46,16 +46,39 @@ static uint64_t dev_sectors_read(void)
 	return sectors;
 }
 
+/* Take one of the options of struct args, or die. */
+void common_opt(struct args *a, int opt)
+{
+	switch (opt) {
+	case 'f': a->path = optarg; break;
+	case 'w': a->name = optarg; break;
+	case 'd': blockdev = optarg; break;
+	case 'n': a->n = strtoul(optarg, NULL, 0); break;
+	case 'k': a->ra_kb = strtoul(optarg, NULL, 0); break;
+	case 'r': a->rand_start = MIB(strtoul(optarg, NULL, 0)); break;
+	case 'R': a->rand_len = MIB(strtoul(optarg, NULL, 0)); break;
+	case 's': a->start = MIB(strtoul(optarg, NULL, 0)); break;
+	case 'l': a->len = MIB(strtoul(optarg, NULL, 0)); break;
+	default: die("bad option");
+	}
+}
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 void snap(struct counters *c)
 {
 	struct rusage ru;
-	struct timespec ts;
 
 	getrusage(RUSAGE_SELF, &ru);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->t = now();
 	c->majflt = ru.ru_majflt;
 	c->dev_pages = dev_sectors_read() * 512 / page_size;
-	c->t = ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void set_read_ahead_kb(unsigned int kb)
@@ -86,44 +109,78 @@ int open_cold(const char *path, size_t *size)
 }
 
 /*
- * Map a file read-only on a PMD boundary, with mmap flags FLAGS
- * (MAP_SHARED or MAP_PRIVATE), and ask for nothing: the caller decides
- * whether and when to madvise().
+ * Set A's read_ahead_kb, open its file cold and check that its regions fit
+ * in the file: [rand_start, rand_start + rand_len) (with rand_len 0, up to
+ * the end of the file) and [start, start + len).
  */
-void *map_file_aligned(int fd, size_t size, int flags)
+int open_args(const struct args *a, size_t *size)
 {
-	const size_t pmd = 2UL << 20;
-	char *area, *p;
+	int fd;
 
-	area = mmap(NULL, size + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		die("mmap reserve: %s", strerror(errno));
-	p = (char *)(((uintptr_t)area + pmd - 1) & ~(pmd - 1));
-	p = mmap(p, size, PROT_READ, flags | MAP_FIXED, fd, 0);
-	if (p == MAP_FAILED)
-		die("mmap: %s", strerror(errno));
-	return p;
+	set_read_ahead_kb(a->ra_kb);
+	fd = open_cold(a->path, size);
+	if (a->rand_start >= *size || a->rand_start + a->rand_len > *size ||
+	    a->start + a->len > *size)
+		die("%s: %zu bytes is too small for this geometry", a->path, *size);
+	return fd;
 }
 
 /*
- * Map a file read-only and shared. With thp, place it on a PMD boundary
- * and ask for huge pages, so that forced THP readahead can map PMD-sized
- * folios.
+ * Map LEN bytes of a file from OFF, shared. PMD_ALIGNED places the mapping
+ * on a PMD boundary (of the address minus the file offset, so that
+ * PMD-sized folios can be mapped whole) and asks for nothing: the caller
+ * decides whether and when to madvise(). HUGEPAGE also asks for huge
+ * pages, so that forced THP readahead can map PMD-sized folios.
  */
-void *map_file(int fd, size_t size, int thp)
+void *map_file(int fd, size_t off, size_t len, int prot, int how)
 {
-	char *p;
+	const size_t pmd = 2UL << 20;
+	int flags = MAP_SHARED;
+	void *addr = NULL;
+	char *area, *p;
 
-	if (!thp) {
-		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-		if (p == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
-		return p;
+	if (how != PLAIN) {
+		area = mmap(NULL, len + 2 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area == MAP_FAILED)
+			die("mmap reserve: %s", strerror(errno));
+		addr = (void *)((((uintptr_t)area + pmd - 1) & ~(pmd - 1)) + (off & (pmd - 1)));
+		flags |= MAP_FIXED;
 	}
-	p = map_file_aligned(fd, size, MAP_SHARED);
-	if (madvise(p, size, MADV_HUGEPAGE))
+	p = mmap(addr, len, prot, flags, fd, off);
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	if (how == HUGEPAGE && madvise(p, len, MADV_HUGEPAGE))
 		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	return p;
+}
+
+/* One byte of each of PAGES pages from P, in order or, with DOWN, last first. */
+void read_pages(const char *p, size_t pages, int down)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		touch(p + (down ? pages - 1 - i : i) * page_size);
+}
+
+/*
+ * The random phase: A's N one-byte reads of random pages (seed 42) in its
+ * random region of MAP, which take the file's mmap_miss past
+ * MMAP_LOTSAMISS; then its result, with the fields of MORE added.
+ */
+void random_faults(const struct args *a, const char *map, const char *more)
+{
+	struct counters c0, c1;
+	size_t i;
+
+	rnd_seed(42);
+	snap(&c0);
+	for (i = 0; i < a->n; i++)
+		touch(map + a->rand_start + rnd() % (a->rand_len / page_size) * page_size);
+	snap(&c1);
+	result(a->name, "random", &c0, &c1, a->n,
+	       resident_pages(map + a->rand_start, a->rand_len),
+	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu%s", a->n, a->ra_kb, more);
 }
 
 /* A counter of /proc/vmstat, -1 if the kernel does not have it. */
@@ -204,14 +261,14 @@ long mem_total_kb(void)
 	return kb;
 }
 
-size_t resident_pages(void *addr, size_t len)
+size_t resident_pages(const void *addr, size_t len)
 {
 	size_t n = (len + page_size - 1) / page_size, i, r = 0;
 	unsigned char *vec = malloc(n);
 
 	if (!vec)
 		die("out of memory");
-	if (mincore(addr, len, vec))
+	if (mincore((void *)addr, len, vec))
 		die("mincore: %s", strerror(errno));
 	for (i = 0; i < n; i++)
 		r += vec[i] & 1;
@@ -220,12 +277,17 @@ size_t resident_pages(void *addr, size_t len)
 }
 
 /* xorshift64*: fixed seed, same sequence on every kernel. */
+uint64_t rnd_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dULL;
+}
+
 uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dULL;
+	return rnd_next(&rnd_state);
 }
 
 void rnd_seed(uint64_t seed)

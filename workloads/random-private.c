@@ -45,14 +45,14 @@ static long long file_pages_seen(long long *refaults)
 	return cached + stolen;
 }
 
-static void print_run(const char *name, const char *phase, const struct run *r,
-		      size_t n, size_t ra_kb, double tmin, double tmax)
+static void print_run(const struct args *a, const char *phase, const struct run *r,
+		      double tmin, double tmax)
 {
-	result(name, phase, &r->a, &r->b, n, r->resident,
+	result(a->name, phase, &r->a, &r->b, a->n, r->resident,
 	       "\"read_ahead_kb\":%zu,\"mem_total_kb\":%ld,\"pages_added\":%lld,"
 	       "\"refaults\":%lld,\"seconds_min\":%.3f,\"seconds_max\":%.3f,"
 	       "\"metrics\":\"pages_added%s\"",
-	       ra_kb, mem_total_kb(), r->added, r->refaults, tmin, tmax,
+	       a->ra_kb, mem_total_kb(), r->added, r->refaults, tmin, tmax,
 	       strcmp(phase, "median") ? "" : ",seconds_min,seconds_max");
 }
 
@@ -66,11 +66,10 @@ static int by_seconds(const void *x, const void *y)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *name = "random-private";
-	size_t n = 524288, runs = 3, ra_kb = 128, sparse = 0, size, i, r, pages;
+	struct args a = { .name = "random-private", .n = 524288, .ra_kb = 128 };
+	size_t runs = 3, sparse = 0, size, i, r, pages;
 	struct run run[MAX_RUNS], sorted[MAX_RUNS];
 	long long a_pages, b_pages, a_ref, b_ref;
-	volatile char sink;
 	char phase[16];
 	int fd, opt;
 	char *map;
@@ -78,44 +77,39 @@ int main(int argc, char **argv)
 	page_size = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "f:z:n:c:k:w:d:")) != -1) {
 		switch (opt) {
-		case 'f': path = optarg; break;
 		case 'z': sparse = strtoul(optarg, NULL, 0); break;
-		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'c': runs = strtoul(optarg, NULL, 0); break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 'w': name = optarg; break;
-		case 'd': blockdev = optarg; break;
-		default: die("bad option");
+		default: common_opt(&a, opt);
 		}
 	}
-	if (!path)
+	if (!a.path)
 		die("usage: %s -f FILE [-z size_mib] [-n reads] [-c runs]", argv[0]);
 	if (!runs || runs > MAX_RUNS)
 		die("runs: 1 to %d", MAX_RUNS);
 	if (sparse) {
-		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		fd = open(a.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
-			die("%s: %s", path, strerror(errno));
-		if (ftruncate(fd, (off_t)sparse << 20))
-			die("ftruncate %s: %s", path, strerror(errno));
+			die("%s: %s", a.path, strerror(errno));
+		if (ftruncate(fd, MIB(sparse)))
+			die("ftruncate %s: %s", a.path, strerror(errno));
 		if (close(fd))
-			die("close %s: %s", path, strerror(errno));
+			die("close %s: %s", a.path, strerror(errno));
 	}
 
-	set_read_ahead_kb(ra_kb);
+	set_read_ahead_kb(a.ra_kb);
 	for (r = 0; r < runs; r++) {
-		fd = open_cold(path, &size);
+		fd = open_cold(a.path, &size);
 		pages = size / page_size;
 		if (!pages)
-			die("%s is empty", path);
+			die("%s is empty", a.path);
 		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED)
 			die("mmap: %s", strerror(errno));
 		rnd_seed(7);
 		a_pages = file_pages_seen(&a_ref);
 		snap(&run[r].a);
-		for (i = 0; i < n; i++)
-			sink = map[rnd() % pages * page_size];
+		for (i = 0; i < a.n; i++)
+			touch(map + rnd() % pages * page_size);
 		snap(&run[r].b);
 		b_pages = file_pages_seen(&b_ref);
 		run[r].added = a_pages < 0 ? -1 : b_pages - a_pages;
@@ -126,14 +120,12 @@ int main(int argc, char **argv)
 		if (close(fd))
 			die("close: %s", strerror(errno));
 		snprintf(phase, sizeof(phase), "run%zu", r + 1);
-		print_run(name, phase, &run[r], n, ra_kb,
-			  run[r].b.t - run[r].a.t, run[r].b.t - run[r].a.t);
+		print_run(&a, phase, &run[r], run[r].b.t - run[r].a.t,
+			  run[r].b.t - run[r].a.t);
 	}
-	(void)sink;
 	memcpy(sorted, run, runs * sizeof(run[0]));
 	qsort(sorted, runs, sizeof(sorted[0]), by_seconds);
-	print_run(name, "median", &sorted[runs / 2], n, ra_kb,
-		  sorted[0].b.t - sorted[0].a.t,
+	print_run(&a, "median", &sorted[runs / 2], sorted[0].b.t - sorted[0].a.t,
 		  sorted[runs - 1].b.t - sorted[runs - 1].a.t);
 	return 0;
 }

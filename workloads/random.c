@@ -17,49 +17,42 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
-	size_t n = 20000, ra_kb = 128, len = 0, stride = 0, size, i, pages;
-	struct counters a, b;
-	volatile char sink;
+	struct args a = { .n = 20000, .ra_kb = 128 };
+	size_t stride = 0, size, i, pages;
+	struct counters c0, c1;
 	int fd, opt;
 	char *map;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "f:n:k:l:d:s:")) != -1) {
-		switch (opt) {
-		case 'f': path = optarg; break;
-		case 'n': n = strtoul(optarg, NULL, 0); break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 'l': len = strtoul(optarg, NULL, 0) << 20; break;
-		case 'd': blockdev = optarg; break;
-		case 's': stride = strtoul(optarg, NULL, 0); break;
-		default: die("bad option");
-		}
+		if (opt == 's')
+			stride = strtoul(optarg, NULL, 0);
+		else
+			common_opt(&a, opt);
 	}
-	if (!path)
+	if (!a.path)
 		die("usage: %s -f FILE [-n N] [-k KB] [-l MiB]", argv[0]);
 
-	set_read_ahead_kb(ra_kb);
-	fd = open_cold(path, &size);
-	if (!len || len > size)
-		len = size;
-	map = map_file(fd, len, 0);
-	pages = len / page_size;
+	set_read_ahead_kb(a.ra_kb);
+	fd = open_cold(a.path, &size);
+	if (!a.len || a.len > size)
+		a.len = size;
+	map = map_file(fd, 0, a.len, PROT_READ, PLAIN);
+	pages = a.len / page_size;
 
 	if (stride)
-		n = (pages + stride - 1) / stride;
+		a.n = (pages + stride - 1) / stride;
 	rnd_seed(7);
-	snap(&a);
-	for (i = 0; i < n; i++)
-		sink = map[(stride ? i * stride : rnd() % pages) * page_size];
-	snap(&b);
-	(void)sink;
-	result(stride ? "stride" : "random", "read", &a, &b, n,
-	       resident_pages(map, len),
+	snap(&c0);
+	for (i = 0; i < a.n; i++)
+		touch(map + (stride ? i * stride : rnd() % pages) * page_size);
+	snap(&c1);
+	result(stride ? "stride" : "random", "read", &c0, &c1, a.n,
+	       resident_pages(map, a.len),
 	       "\"read_ahead_kb\":%zu,\"stride_pages\":%zu,"
-	       "\"pages_per_access\":%.3f", ra_kb, stride,
-	       (double)(b.dev_pages - a.dev_pages) / n);
-	munmap(map, len);
+	       "\"pages_per_access\":%.3f", a.ra_kb, stride,
+	       (double)(c1.dev_pages - c0.dev_pages) / a.n);
+	munmap(map, a.len);
 	close(fd);
 	return 0;
 }

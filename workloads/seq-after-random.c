@@ -20,61 +20,30 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *name = "seq-after-random";
-	size_t nrand = 100, ra_kb = 128, size, i, pages;
-	size_t seq_start = 2048, seq_len = 1024, rand_start = 3072;
-	struct counters a, b;
-	volatile char sink;
+	struct args a = { .name = "seq-after-random", .n = 100, .ra_kb = 128,
+			  .start = MIB(2048), .len = MIB(1024), .rand_start = MIB(3072) };
+	struct counters c0, c1;
+	size_t size;
 	char *map;
 	int fd, opt;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:w:")) != -1) {
-		switch (opt) {
-		case 'f': path = optarg; break;
-		case 'n': nrand = strtoul(optarg, NULL, 0); break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 's': seq_start = strtoul(optarg, NULL, 0); break;
-		case 'l': seq_len = strtoul(optarg, NULL, 0); break;
-		case 'r': rand_start = strtoul(optarg, NULL, 0); break;
-		case 'd': blockdev = optarg; break;
-		case 'w': name = optarg; break;
-		default: die("bad option");
-		}
-	}
-	if (!path)
+	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:w:")) != -1)
+		common_opt(&a, opt);
+	if (!a.path)
 		die("usage: %s -f FILE [-n N] [-k KB] [-s MiB] [-l MiB] [-r MiB]", argv[0]);
-	seq_start <<= 20;
-	seq_len <<= 20;
-	rand_start <<= 20;
 
-	set_read_ahead_kb(ra_kb);
-	fd = open_cold(path, &size);
-	if (size <= rand_start || seq_start + seq_len > size)
-		die("%s: %zu bytes is too small for this geometry", path, size);
-	map = map_file(fd, size, 0);
+	fd = open_args(&a, &size);
+	map = map_file(fd, 0, size, PROT_READ, PLAIN);
+	a.rand_len = size - a.rand_start;
+	random_faults(&a, map, "");
 
-	rnd_seed(42);
-	snap(&a);
-	for (i = 0; i < nrand; i++) {
-		size_t pg = rnd() % ((size - rand_start) / page_size);
-
-		sink = map[rand_start + pg * page_size];
-	}
-	snap(&b);
-	result(name, "random", &a, &b, nrand,
-	       resident_pages(map + rand_start, size - rand_start),
-	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
-
-	pages = seq_len / page_size;
-	snap(&a);
-	for (i = 0; i < pages; i++)
-		sink = map[seq_start + i * page_size];
-	snap(&b);
-	(void)sink;
-	result(name, "sequential", &a, &b, pages,
-	       resident_pages(map + seq_start, seq_len),
-	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
+	snap(&c0);
+	read_pages(map + a.start, a.len / page_size, 0);
+	snap(&c1);
+	result(a.name, "sequential", &c0, &c1, a.len / page_size,
+	       resident_pages(map + a.start, a.len),
+	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", a.n, a.ra_kb);
 	munmap(map, size);
 	close(fd);
 	return 0;

@@ -73,7 +73,6 @@
 
 #define PG		4096UL		/* the stamp's unit */
 #define WORDS		(PG / 8)
-#define PMD_SIZE	(2UL << 20)
 #define MAX_THREADS	16
 #define MAX_PROCS	16
 #define SIGBUS_RETRIES	8
@@ -395,44 +394,6 @@ static void streams(const struct mapping *m, uint64_t pages, const char *pattern
 	pthread_barrier_destroy(&go);
 }
 
-/*
- * Map LEN bytes of FD from OFF; with thp on a PMD boundary (of the
- * address minus the file offset, so that PMD-sized folios can be mapped
- * whole) and MADV_HUGEPAGE.
- */
-static void *map_at(int fd, uint64_t off, size_t len, int thp, int prot)
-{
-	char *area, *p;
-	uintptr_t a;
-
-	if (!thp) {
-		p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
-		if (p == MAP_FAILED)
-			die("mmap %s: %s", file_path, strerror(errno));
-		return p;
-	}
-	area = mmap(NULL, len + 2 * PMD_SIZE, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		die("mmap reserve: %s", strerror(errno));
-	a = ((uintptr_t)area + PMD_SIZE - 1) & ~(PMD_SIZE - 1);
-	a += off & (PMD_SIZE - 1);
-	p = mmap((void *)a, len, prot, MAP_SHARED | MAP_FIXED, fd, off);
-	if (p == MAP_FAILED)
-		die("mmap %s: %s", file_path, strerror(errno));
-	if (madvise(p, len, MADV_HUGEPAGE))
-		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
-	return p;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static long faults_now(long *maj)
 {
 	struct rusage s, c;
@@ -564,14 +525,14 @@ static void open_map(const struct stream_args *a, struct mapping *m, int *fdp)
 		m->pages = a->len;
 	m->exact_end = m->size;
 	m->may_sigbus = inject;
-	m->addr = map_at(fd, a->off * PG, m->pages * PG, a->thp, a->prot);
+	m->addr = map_file(fd, a->off * PG, m->pages * PG, a->prot, a->thp ? HUGEPAGE : PLAIN);
 	/*
 	 * Through a MADV_HUGEPAGE mapping each random fault would read 4 MiB
 	 * and a few hundred would read most of the file; through a plain
 	 * mapping of the same open file each reads around 128 KiB, and they
 	 * saturate the file's mmap_miss all the same (it is the file's).
 	 */
-	m->raddr = a->thp ? map_at(fd, a->off * PG, m->pages * PG, 0, a->prot) : m->addr;
+	m->raddr = a->thp ? map_file(fd, a->off * PG, m->pages * PG, a->prot, PLAIN) : m->addr;
 	*fdp = fd;
 }
 
@@ -917,7 +878,7 @@ static int cmd_trunc(int argc, char **argv)
 	m.pages = c.max / PG;
 	m.exact_end = c.min;
 	m.may_sigbus = 1;
-	m.addr = map_at(c.fd, 0, c.max, 0, PROT_READ);
+	m.addr = map_file(c.fd, 0, c.max, PROT_READ, PLAIN);
 	c.m = &m;
 
 	rnd_seed(0x7a11);

@@ -22,71 +22,44 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *name = NULL;
-	size_t nrand = 300, ra_kb = 128, rand_start = 3072, rand_len = 1024;
-	size_t start = 2048, len = 1024, size, i, pages;
-	struct counters a, b;
-	volatile char sink;
+	struct args a = { .n = 300, .ra_kb = 128, .rand_start = MIB(3072),
+			  .rand_len = MIB(1024), .start = MIB(2048), .len = MIB(1024) };
+	struct counters c0, c1;
+	size_t size, pages;
 	int fd, opt, down = 0;
 	long pmd_kb;
 	char *map;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "f:n:Dk:r:R:s:l:w:d:")) != -1) {
-		switch (opt) {
-		case 'f': path = optarg; break;
-		case 'n': nrand = strtoul(optarg, NULL, 0); break;
-		case 'D': down = 1; break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 'r': rand_start = strtoul(optarg, NULL, 0); break;
-		case 'R': rand_len = strtoul(optarg, NULL, 0); break;
-		case 's': start = strtoul(optarg, NULL, 0); break;
-		case 'l': len = strtoul(optarg, NULL, 0); break;
-		case 'w': name = optarg; break;
-		case 'd': blockdev = optarg; break;
-		default: die("bad option");
-		}
+		if (opt == 'D')
+			down = 1;
+		else
+			common_opt(&a, opt);
 	}
-	if (!path)
+	if (!a.path)
 		die("usage: %s -f FILE [-n N] [-D] [options]", argv[0]);
-	if (!name)
-		name = down ? "thp-late-descending" : "thp-late-ascending";
-	rand_start <<= 20;
-	rand_len <<= 20;
-	start <<= 20;
-	len <<= 20;
-	if (!len || !rand_len)
+	if (!a.name)
+		a.name = down ? "thp-late-descending" : "thp-late-ascending";
+	if (!a.len || !a.rand_len)
 		die("bad geometry");
 
-	set_read_ahead_kb(ra_kb);
-	fd = open_cold(path, &size);
-	if (rand_start + rand_len > size || start + len > size)
-		die("%s: %zu bytes is too small for this geometry", path, size);
-	map = map_file_aligned(fd, size, MAP_SHARED);
-
-	rnd_seed(42);
-	snap(&a);
-	for (i = 0; i < nrand; i++)
-		sink = map[rand_start + rnd() % (rand_len / page_size) * page_size];
-	snap(&b);
-	result(name, "random", &a, &b, nrand,
-	       resident_pages(map + rand_start, rand_len),
-	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", nrand, ra_kb);
+	fd = open_args(&a, &size);
+	map = map_file(fd, 0, size, PROT_READ, PMD_ALIGNED);
+	random_faults(&a, map, "");
 
 	if (madvise(map, size, MADV_HUGEPAGE))
 		die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
-	pages = len / page_size;
-	snap(&a);
-	for (i = 0; i < pages; i++)
-		sink = map[start + (down ? pages - 1 - i : i) * page_size];
-	snap(&b);
-	(void)sink;
+	pages = a.len / page_size;
+	snap(&c0);
+	read_pages(map + a.start, pages, down);
+	snap(&c1);
 	pmd_kb = file_pmd_mapped_kb();
-	result(name, "pass", &a, &b, pages, resident_pages(map + start, len),
+	result(a.name, "pass", &c0, &c1, pages, resident_pages(map + a.start, a.len),
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu,"
 	       "\"file_pmd_mapped_kb\":%ld,\"pmd_mapped_2m\":%ld,"
 	       "\"metrics\":\"pmd_mapped_2m\"",
-	       nrand, ra_kb, pmd_kb, pmd_kb < 0 ? -1 : pmd_kb / 2048);
+	       a.n, a.ra_kb, pmd_kb, pmd_kb < 0 ? -1 : pmd_kb / 2048);
 	if (munmap(map, size))
 		die("munmap: %s", strerror(errno));
 	close(fd);

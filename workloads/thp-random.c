@@ -38,8 +38,6 @@
 
 #define PMD	(2UL << 20)
 
-static volatile char sink;
-
 static int cached(char *map, size_t off)
 {
 	return resident_pages(map + (off & ~(page_size - 1)), page_size);
@@ -81,24 +79,24 @@ int main(int argc, char **argv)
 	pfd = open(path, O_RDONLY);
 	if (pfd < 0)
 		die("open %s", path);
-	pre = map_file(pfd, size, 1);
+	pre = map_file(pfd, 0, size, PROT_READ, HUGEPAGE);
 	for (r = 0; r < ranges; r += 4) {
 		if (small && posix_fadvise(pfd, r * PMD, 2 * PMD, POSIX_FADV_WILLNEED))
 			die("fadvise WILLNEED failed");
 		if (!small)
-			sink = pre[r * PMD];
+			touch(pre + r * PMD);
 	}
 	wait_for_reads();
 
 	/* 2. the measured open's mmap_miss over the limit */
-	plain = map_file(fd, size, 0);
+	plain = map_file(fd, 0, size, PROT_READ, PLAIN);
 	for (i = 0; i < (under ? 0 : 150); i++)
-		sink = plain[size * 3 / 4 + (rnd() % (size / 4 / PMD)) * PMD +
-			     (rnd() % (PMD / page_size)) * page_size];
+		touch(plain + size * 3 / 4 + (rnd() % (size / 4 / PMD)) * PMD +
+		      (rnd() % (PMD / page_size)) * page_size);
 	set_read_ahead_kb(ra_kb);
 	if (posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL))
 		die("fadvise failed");
-	thp = map_file(fd, size, !small);
+	thp = map_file(fd, 0, size, PROT_READ, small ? PLAIN : HUGEPAGE);
 
 	/* 3. the measured accesses */
 	wait_for_reads();
@@ -121,7 +119,7 @@ int main(int argc, char **argv)
 				break;
 		}
 		hits += cached(thp, off);
-		sink = thp[off];
+		touch(thp + off);
 	}
 	wait_for_reads();
 	snap(&b);

@@ -53,30 +53,19 @@ struct task {
 	uint64_t seed;
 	int random;
 	pthread_t th;
-	unsigned long sum;
 };
 
 /* One byte of every page in order, or READS random pages of the part. */
 static void read_part(struct task *t)
 {
-	uint64_t x = t->seed ? t->seed : 1;
-	unsigned long sum = 0;
+	uint64_t x = t->seed ? t->seed : 1;	/* a random state per thread */
 	size_t i;
 
-	if (!t->random) {
-		for (i = 0; i < t->pages; i++)
-			sum += *(volatile const char *)(t->map + (t->first + i) * page_size);
-	} else {
-		for (i = 0; i < t->reads; i++) {
-			/* xorshift64*, a state per thread */
-			x ^= x >> 12;
-			x ^= x << 25;
-			x ^= x >> 27;
-			sum += *(volatile const char *)(t->map +
-				(t->first + (x * 0x2545f4914f6cdd1dULL) % t->pages) * page_size);
-		}
-	}
-	t->sum = sum;
+	if (!t->random)
+		read_pages(t->map + t->first * page_size, t->pages, 0);
+	else
+		for (i = 0; i < t->reads; i++)
+			touch(t->map + (t->first + rnd_next(&x) % t->pages) * page_size);
 }
 
 static void *thread_main(void *arg)
@@ -120,12 +109,13 @@ static size_t use_pages(size_t size, size_t len)
 
 int main(int argc, char **argv)
 {
-	const char *mode = NULL, *name = NULL;
+	struct args a = { .ra_kb = 128 };	/* n: the reads of the rand modes */
+	const char *mode = NULL;
 	char *files_arg = NULL, *file[MAX_FILES], *p;
-	size_t len = 0, ntasks = 4, reads = 0, ra_kb = 128, nfiles = 0, i;
+	size_t ntasks = 4, nfiles = 0, i;
 	size_t size[MAX_FILES], pages[MAX_FILES], total = 0, touched = 0;
 	struct task task[MAX_TASKS];
-	struct counters a, b;
+	struct counters c0, c1;
 	long long in_a, in_b;
 	uint64_t seed = 1;
 	int fd[MAX_FILES], opt, status, failed = 0;
@@ -137,14 +127,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'f': files_arg = optarg; break;
 		case 'm': mode = optarg; break;
-		case 'l': len = strtoul(optarg, NULL, 0) << 20; break;
 		case 't': ntasks = strtoul(optarg, NULL, 0); break;
-		case 'n': reads = strtoul(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'k': ra_kb = strtoul(optarg, NULL, 0); break;
-		case 'd': blockdev = optarg; break;
-		case 'w': name = optarg; break;
-		default: die("bad option");
+		default: common_opt(&a, opt);
 		}
 	}
 	if (!files_arg || !mode || optind != argc)
@@ -169,24 +154,24 @@ int main(int argc, char **argv)
 		nfiles = 1;
 	else if (ntasks < nfiles)
 		die("lru: fewer processes (%zu) than files (%zu)", ntasks, nfiles);
-	if (!name)
-		name = mode;
+	if (!a.name)
+		a.name = mode;
 
-	set_read_ahead_kb(ra_kb);
+	set_read_ahead_kb(a.ra_kb);
 	/* cold: every file's pages out of the page cache */
 	for (i = 0; i < nfiles; i++) {
 		fd[i] = open_cold(file[i], &size[i]);
-		pages[i] = use_pages(size[i], len);
+		pages[i] = use_pages(size[i], a.len);
 		if (pages[i] < ntasks)
 			die("%s: %zu pages, fewer than the %zu tasks", file[i], pages[i], ntasks);
 		total += pages[i];
 	}
-	if (strstr(mode, "rand") && !reads)
-		reads = pages[0];
+	if (strstr(mode, "rand") && !a.n)
+		a.n = pages[0];
 
 	if (!strcmp(mode, "lru")) {
 		/* process k: file k % nfiles, part k / nfiles of its file's parts */
-		counters(&a, &in_a, 0);
+		counters(&c0, &in_a, 0);
 		for (i = 0; i < ntasks; i++) {
 			size_t f = i % nfiles, parts = (ntasks - f + nfiles - 1) / nfiles;
 			size_t part = i / nfiles;
@@ -196,15 +181,11 @@ int main(int argc, char **argv)
 				die("fork: %s", strerror(errno));
 			if (!pid[i]) {
 				struct task t = { 0 };
-				size_t sz;
 				int cfd = open(file[f], O_RDONLY);
 
 				if (cfd < 0)
 					die("%s: %s", file[f], strerror(errno));
-				sz = pages[f] * page_size;
-				t.map = mmap(NULL, sz, PROT_READ, MAP_SHARED, cfd, 0);
-				if (t.map == MAP_FAILED)
-					die("mmap: %s", strerror(errno));
+				t.map = map_file(cfd, 0, pages[f] * page_size, PROT_READ, PLAIN);
 				t.first = pages[f] * part / parts;
 				t.pages = pages[f] * (part + 1) / parts - t.first;
 				read_part(&t);
@@ -217,26 +198,24 @@ int main(int argc, char **argv)
 			if (!WIFEXITED(status) || WEXITSTATUS(status))
 				failed = 1;
 		}
-		counters(&b, &in_b, 1);
+		counters(&c1, &in_b, 1);
 		if (failed)
 			die("lru: a reader failed");
 		touched = total;
 	} else {
 		int xread = !strcmp(mode, "xread-seq-mt");
 
-		map = mmap(NULL, pages[0] * page_size, PROT_READ, MAP_SHARED, fd[0], 0);
-		if (map == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
+		map = map_file(fd[0], 0, pages[0] * page_size, PROT_READ, PLAIN);
 		for (i = 0; i < ntasks; i++) {
 			task[i] = (struct task){ .map = map, .seed = seed * 1000 + i + 1,
 						 .random = !!strstr(mode, "rand") };
 			task[i].first = xread ? 0 : pages[0] * i / ntasks;
 			task[i].pages = xread ? pages[0] :
 				pages[0] * (i + 1) / ntasks - task[i].first;
-			task[i].reads = reads / ntasks;
+			task[i].reads = a.n / ntasks;
 			touched += task[i].random ? task[i].reads : task[i].pages;
 		}
-		counters(&a, &in_a, 0);
+		counters(&c0, &in_a, 0);
 		if (ntasks == 1) {
 			read_part(&task[0]);
 		} else {
@@ -248,12 +227,12 @@ int main(int argc, char **argv)
 			for (i = 0; i < ntasks; i++)
 				pthread_join(task[i].th, NULL);
 		}
-		counters(&b, &in_b, 1);
+		counters(&c1, &in_b, 1);
 	}
-	result(name, "read", &a, &b, total, map ? resident_pages(map, pages[0] * page_size) : 0,
+	result(a.name, "read", &c0, &c1, total, map ? resident_pages(map, pages[0] * page_size) : 0,
 	       "\"tasks\":%zu,\"files\":%zu,\"touched\":%zu,\"reads\":%zu,\"seed\":%llu,"
 	       "\"read_ahead_kb\":%zu,\"mem_total_kb\":%ld,\"pgpgin_pages\":%lld",
-	       ntasks, nfiles, touched, reads, (unsigned long long)seed, ra_kb,
+	       ntasks, nfiles, touched, a.n, (unsigned long long)seed, a.ra_kb,
 	       mem_total_kb(), in_a < 0 ? -1 : in_b - in_a);
 	if (map && munmap(map, pages[0] * page_size))
 		die("munmap: %s", strerror(errno));
