@@ -22,7 +22,7 @@
  *	overwrite one word of FILE with a wrong value (to show a check fail).
  *   stress stream -f FILE [-g GEN] [-w NAME] [-n NRAND] [-R PCT] [-p PATTERN]
  *		[-T] [-x] [-o OFF_PAGES] [-l LEN_PAGES] [-a ADVICES] [-P NPROC]
- *		[-O] [-F] [-N]
+ *		[-O] [-F]
  *	drop the caches, map LEN pages of FILE from page OFF (default: to
  *	the end), make NRAND random faults in it (checked), then start one
  *	thread per letter of PATTERN at once (default "aaaa"), thread i
@@ -40,9 +40,9 @@
  *	-F: fault injection is on (the job sets it up): the readers mark
  *	themselves with /proc/thread-self/make-it-fail, a SIGBUS is a proper
  *	error (counted, the page retried), and the failures injected are
- *	counted from the debugfs "times" attributes; -N: do not drop caches.
+ *	counted from the debugfs "times" attributes.
  *   stress trunc -f FILE -s MAX -m MIN [-g GEN] [-w NAME] [-i ITER]
- *		[-t READERS] [-d SECONDS] [-N] [-C PAGE]
+ *		[-t READERS] [-d SECONDS] [-C PAGE]
  *	truncate and re-extend FILE while readers fault on it (see the
  *	comment above cmd_trunc()); -C: write one wrong word into PAGE
  *	first, to show that the readers catch it.
@@ -262,13 +262,9 @@ static void write_str(const char *path, const char *val)
 	close(fd);
 }
 
-static int nodrop;
-
 static void drop_caches(void)
 {
 	sync();
-	if (nodrop)
-		return;
 	write_str("/proc/sys/vm/drop_caches", "3\n");
 }
 
@@ -306,15 +302,17 @@ struct mapping {
 	uint64_t pages;			/* mapped pages */
 	uint64_t size;			/* file size */
 	uint64_t exact_end;		/* trunc: stamps exact below this */
-	int may_sigbus;			/* a SIGBUS is not an error */
+	int may_sigbus;			/* ...a SIGBUS is not an error there */
 };
 
 /*
- * Read and check mapped page I. A SIGBUS is retried (the page may read
- * the next time, e.g. after an injected failure) up to SIGBUS_RETRIES
- * times; without fault injection it is an error.
+ * Read and check mapped page I (RACING: see check_copy()). A SIGBUS on a
+ * page at or past EXACT_END is the end of a truncated file (trunc):
+ * counted, not an error. Below it, with fault injection, it is retried
+ * (the page may read the next time) up to SIGBUS_RETRIES times; without,
+ * it is an error: rule no-sigbus in stream, below-min in trunc.
  */
-static void read_page(const struct mapping *m, uint64_t i)
+static void read_page(const struct mapping *m, uint64_t i, int racing)
 {
 	uint64_t buf[WORDS], page = m->first_page + i;
 	int tries;
@@ -322,16 +320,19 @@ static void read_page(const struct mapping *m, uint64_t i)
 	for (tries = 0; tries < SIGBUS_RETRIES; tries++) {
 		if (!copy_page(buf, m->addr + i * WORDS)) {
 			add(&tot->mismatches,
-			    check_copy(buf, page, m->size, m->exact_end, 0));
+			    check_copy(buf, page, m->size, m->exact_end, racing));
 			add(&tot->pages_checked, 1);
 			return;
 		}
 		add(&tot->sigbus, 1);
+		if (page * PG >= m->exact_end)
+			return;
 		if (!m->may_sigbus) {
 			add(&tot->sigbus_bad, 1);
 			if (!__atomic_exchange_n(&tot->reported, 1, __ATOMIC_SEQ_CST))
-				printf("@@STRESS-MISMATCH name=%s file=%s page=%llu word=0 expected=data got=SIGBUS rule=no-sigbus\n",
-				       wl_name, file_path, (unsigned long long)page);
+				printf("@@STRESS-MISMATCH name=%s file=%s page=%llu word=0 expected=data got=SIGBUS rule=%s\n",
+				       wl_name, file_path, (unsigned long long)page,
+				       m->exact_end < m->size ? "below-min" : "no-sigbus");
 			return;
 		}
 	}
@@ -358,7 +359,7 @@ static void *reader(void *arg)
 		die("pthread_barrier_wait: %s", strerror(err));
 	make_it_fail(1);
 	for (i = 0; i < r->n; i++)
-		read_page(r->m, r->down ? r->from + r->n - 1 - i : r->from + i);
+		read_page(r->m, r->down ? r->from + r->n - 1 - i : r->from + i, 0);
 	make_it_fail(0);
 	return NULL;
 }
@@ -441,62 +442,91 @@ static uint64_t parse_size(const char *s)
 
 /* ---- write, corrupt ---- */
 
-static int cmd_write(int argc, char **argv)
+/* -f, -g and -w, which most commands take, or die. */
+static void file_opt(int opt, const char *cmd)
 {
-	const size_t chunk = 1UL << 20;
-	uint64_t size = 0, off, n, p;
-	uint64_t *buf;
-	int fd, opt;
-
-	while ((opt = getopt(argc, argv, "f:s:g:")) != -1) {
-		switch (opt) {
-		case 'f': file_path = optarg; break;
-		case 's': size = parse_size(optarg); break;
-		case 'g': gen = strtoull(optarg, NULL, 0); break;
-		default: die("write: bad option");
-		}
+	switch (opt) {
+	case 'f': file_path = optarg; break;
+	case 'g': gen = strtoull(optarg, NULL, 0); break;
+	case 'w': wl_name = optarg; break;
+	default: die("%s: bad option", cmd);
 	}
-	if (!strcmp(file_path, "?") || !size)
-		die("usage: stress write -f FILE -s BYTES [-g GEN]");
-	buf = malloc(chunk);
-	if (!buf)
-		die("out of memory");
-	fd = open(file_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		die("%s: %s", file_path, strerror(errno));
-	for (off = 0; off < size; off += n) {
-		n = size - off < chunk ? size - off : chunk;
+}
+
+/* Write the stamps of bytes [FROM, TO) of FD, FROM a multiple of PG. */
+static void write_stamps(int fd, uint64_t from, uint64_t to)
+{
+	static uint64_t buf[256 * WORDS];	/* 1 MiB */
+	uint64_t off, n, p;
+
+	for (off = from; off < to; off += n) {
+		n = to - off < sizeof(buf) ? to - off : sizeof(buf);
 		for (p = 0; p * PG < n; p++)
 			fill_page(buf + p * WORDS, off / PG + p);
 		if (pwrite(fd, buf, n, off) != (ssize_t)n)
 			die("write %s: %s", file_path, strerror(errno));
 	}
+}
+
+/* Make the file SIZE bytes of stamps; returns it open for reading and writing. */
+static int create_stamped(uint64_t size)
+{
+	int fd = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		die("%s: %s", file_path, strerror(errno));
+	write_stamps(fd, 0, size);
+	return fd;
+}
+
+/* Overwrite word W of page PAGE with a wrong value (to show a check fail). */
+static void corrupt_word(int fd, uint64_t page, uint64_t w)
+{
+	uint64_t v = 0x0badc0de0badc0deULL;
+
+	if (pwrite(fd, &v, 8, page * PG + w * 8) != 8)
+		die("corrupt %s: %s", file_path, strerror(errno));
+	printf("stress: corrupted %s page %llu word %llu on purpose\n", file_path,
+	       (unsigned long long)page, (unsigned long long)w);
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	uint64_t size = 0;
+	int fd, opt;
+
+	while ((opt = getopt(argc, argv, "f:s:g:")) != -1) {
+		if (opt == 's')
+			size = parse_size(optarg);
+		else
+			file_opt(opt, "write");
+	}
+	if (!strcmp(file_path, "?") || !size)
+		die("usage: stress write -f FILE -s BYTES [-g GEN]");
+	fd = create_stamped(size);
 	if (fsync(fd) || close(fd))
 		die("fsync %s: %s", file_path, strerror(errno));
-	free(buf);
 	return 0;
 }
 
 static int cmd_corrupt(int argc, char **argv)
 {
-	uint64_t page = 0, w = 7, v = 0x0badc0de0badc0deULL;
+	uint64_t page = 0, w = 7;
 	int fd, opt;
 
 	while ((opt = getopt(argc, argv, "f:p:W:")) != -1) {
 		switch (opt) {
-		case 'f': file_path = optarg; break;
 		case 'p': page = strtoull(optarg, NULL, 0); break;
 		case 'W': w = strtoull(optarg, NULL, 0) % WORDS; break;
-		default: die("corrupt: bad option");
+		default: file_opt(opt, "corrupt");
 		}
 	}
 	fd = open(file_path, O_WRONLY);
 	if (fd < 0)
 		die("%s: %s", file_path, strerror(errno));
-	if (pwrite(fd, &v, 8, page * PG + w * 8) != 8 || fsync(fd) || close(fd))
+	corrupt_word(fd, page, w);
+	if (fsync(fd) || close(fd))
 		die("corrupt %s: %s", file_path, strerror(errno));
-	printf("stress: corrupted %s page %llu word %llu on purpose\n", file_path,
-	       (unsigned long long)page, (unsigned long long)w);
 	return 0;
 }
 
@@ -506,7 +536,7 @@ struct stream_args {
 	uint64_t nrand, off, len;	/* pages */
 	unsigned int rand_pct;
 	const char *pattern, *advice;
-	int thp, prot, separate, nodrop;
+	int thp, prot, separate;
 };
 
 static void open_map(const struct stream_args *a, struct mapping *m, int *fdp)
@@ -555,7 +585,7 @@ static void run_stream(const struct stream_args *a, struct mapping *m, int drop)
 	getrusage(RUSAGE_SELF, &r0);
 	make_it_fail(1);
 	for (i = 0; i < a->nrand; i++)
-		read_page(&rm, m->pages - rpages + rnd() % rpages);
+		read_page(&rm, m->pages - rpages + rnd() % rpages, 0);
 	make_it_fail(0);
 	getrusage(RUSAGE_SELF, &r1);
 	add(&tot->rand_majflt, r1.ru_majflt - r0.ru_majflt);
@@ -589,11 +619,8 @@ static int cmd_stream(int argc, char **argv)
 	struct mapping m;
 	char detail[256];
 
-	while ((opt = getopt(argc, argv, "f:g:w:n:R:p:Txo:l:a:P:OFN")) != -1) {
+	while ((opt = getopt(argc, argv, "f:g:w:n:R:p:Txo:l:a:P:OF")) != -1) {
 		switch (opt) {
-		case 'f': file_path = optarg; break;
-		case 'g': gen = strtoull(optarg, NULL, 0); break;
-		case 'w': wl_name = optarg; break;
 		case 'n': a.nrand = strtoull(optarg, NULL, 0); break;
 		case 'R': a.rand_pct = atoi(optarg); break;
 		case 'p': a.pattern = optarg; break;
@@ -605,8 +632,7 @@ static int cmd_stream(int argc, char **argv)
 		case 'P': nproc = atoi(optarg); break;
 		case 'O': a.separate = 1; break;
 		case 'F': inject = 1; break;
-		case 'N': a.nodrop = nodrop = 1; break;
-		default: die("stream: bad option");
+		default: file_opt(opt, "stream");
 		}
 	}
 	if (!strcmp(file_path, "?"))
@@ -622,8 +648,7 @@ static int cmd_stream(int argc, char **argv)
 		die("advice: at least one letter");
 	tot = alloc_totals();
 	catch_sigbus();
-	if (!a.nodrop)
-		drop_caches();
+	drop_caches();
 	if (inject) {
 		pa0 = debugfs_times("fail_page_alloc");
 		mr0 = debugfs_times("fail_make_request");
@@ -645,7 +670,7 @@ static int cmd_stream(int argc, char **argv)
 	}
 	if (a.separate)
 		open_map(&a, &m, &fd);
-	run_stream(&a, &m, nproc == 1 && !a.nodrop);
+	run_stream(&a, &m, nproc == 1);
 	for (i = 0; i < nproc - 1; i++) {
 		if (waitpid(pids[i], &status, 0) < 0)
 			die("waitpid: %s", strerror(errno));
@@ -728,19 +753,6 @@ struct trunc_ctl {
 	const struct mapping *m;
 };
 
-static void write_stamps(int fd, uint64_t from, uint64_t to)
-{
-	uint64_t buf[16 * WORDS], off, n, p;
-
-	for (off = from; off < to; off += n) {
-		n = to - off < sizeof(buf) ? to - off : sizeof(buf);
-		for (p = 0; p * PG < n; p++)
-			fill_page(buf + p * WORDS, off / PG + p);
-		if (pwrite(fd, buf, n, off) != (ssize_t)n)
-			die("pwrite %s: %s", file_path, strerror(errno));
-	}
-}
-
 static void *truncator(void *arg)
 {
 	struct trunc_ctl *c = arg;
@@ -774,24 +786,6 @@ struct trunc_reader {
 	unsigned seed;
 };
 
-static void read_page_racing(const struct mapping *m, uint64_t i, int racing)
-{
-	uint64_t buf[WORDS];
-
-	if (copy_page(buf, m->addr + i * WORDS)) {
-		add(&tot->sigbus, 1);
-		if (i * PG < m->exact_end) {	/* i_size >= MIN: inside */
-			add(&tot->sigbus_bad, 1);
-			if (!__atomic_exchange_n(&tot->reported, 1, __ATOMIC_SEQ_CST))
-				printf("@@STRESS-MISMATCH name=%s file=%s page=%llu word=0 expected=data got=SIGBUS rule=below-min\n",
-				       wl_name, file_path, (unsigned long long)i);
-		}
-		return;
-	}
-	add(&tot->mismatches, check_copy(buf, i, m->size, m->exact_end, racing));
-	add(&tot->pages_checked, 1);
-}
-
 static void *trunc_reader(void *arg)
 {
 	struct trunc_reader *r = arg;
@@ -806,16 +800,16 @@ static void *trunc_reader(void *arg)
 		switch ((round++ + r->seed) % 3) {
 		case 0:
 			for (i = 0; i < m->pages && !r->c->stop; i++)
-				read_page_racing(m, i, 1);
+				read_page(m, i, 1);
 			break;
 		case 1:
 			for (i = m->pages; i-- > 0 && !r->c->stop;)
-				read_page_racing(m, i, 1);
+				read_page(m, i, 1);
 			break;
 		default:
 			for (k = 0; k < 256 && !r->c->stop; k++) {
 				state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-				read_page_racing(m, (state >> 33) % m->pages, 1);
+				read_page(m, (state >> 33) % m->pages, 1);
 			}
 		}
 	}
@@ -834,19 +828,15 @@ static int cmd_trunc(int argc, char **argv)
 	char detail[256];
 	uint64_t p;
 
-	while ((opt = getopt(argc, argv, "f:g:w:s:m:i:t:d:NC:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:g:w:s:m:i:t:d:C:")) != -1) {
 		switch (opt) {
-		case 'f': file_path = optarg; break;
-		case 'g': gen = strtoull(optarg, NULL, 0); break;
-		case 'w': wl_name = optarg; break;
 		case 's': c.max = parse_size(optarg); break;
 		case 'm': c.min = parse_size(optarg); break;
 		case 'i': c.iter = strtoull(optarg, NULL, 0); break;
 		case 't': nreaders = atoi(optarg); break;
 		case 'd': seconds = atof(optarg); break;
-		case 'N': nodrop = 1; break;
 		case 'C': corrupt = atol(optarg); break;
-		default: die("trunc: bad option");
+		default: file_opt(opt, "trunc");
 		}
 	}
 	if (!strcmp(file_path, "?") || !c.max || c.min >= c.max || c.min % 8 ||
@@ -857,28 +847,14 @@ static int cmd_trunc(int argc, char **argv)
 	tot = alloc_totals();
 	catch_sigbus();
 
-	c.fd = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (c.fd < 0)
-		die("%s: %s", file_path, strerror(errno));
-	write_stamps(c.fd, 0, c.max);
-	if (corrupt >= 0) {
-		/* the checker's own test: a wrong word the readers must see */
-		uint64_t bad = 0x0badc0de0badc0deULL;
-
-		if (pwrite(c.fd, &bad, 8, corrupt * PG + 7 * 8) != 8)
-			die("pwrite %s: %s", file_path, strerror(errno));
-		printf("stress: corrupted %s page %ld word 7 on purpose\n",
-		       file_path, corrupt);
-	}
+	c.fd = create_stamped(c.max);
+	if (corrupt >= 0)
+		corrupt_word(c.fd, corrupt, 7);
 	if (fsync(c.fd))
 		die("fsync %s: %s", file_path, strerror(errno));
 	drop_caches();
-	m.size = c.max;
-	m.first_page = 0;
-	m.pages = c.max / PG;
-	m.exact_end = c.min;
-	m.may_sigbus = 1;
-	m.addr = map_file(c.fd, 0, c.max, PROT_READ, PLAIN);
+	m = (struct mapping){ .size = c.max, .pages = c.max / PG, .exact_end = c.min,
+			      .addr = map_file(c.fd, 0, c.max, PROT_READ, PLAIN) };
 	c.m = &m;
 
 	rnd_seed(0x7a11);
@@ -911,7 +887,7 @@ static int cmd_trunc(int argc, char **argv)
 		die("fsync %s: %s", file_path, strerror(errno));
 	drop_caches();
 	for (p = 0; p < m.pages; p++)
-		read_page_racing(&m, p, 0);
+		read_page(&m, p, 0);
 	f1 = faults_now(&maj1);
 
 	fail = tot->mismatches || tot->sigbus_bad;
