@@ -9,9 +9,9 @@ MMLAB_LAB_COMMIT (to remake the tables of an earlier run).
   v4_tables.py records-thp          consoles v4-records-thp/console-{base,patched}-{0,300}.log
 """
 import os
-import re
 import sys
 
+import tap
 from labreport import LAB, lab_commit, md_table, read_console, write_json as dump
 
 RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
@@ -32,20 +32,11 @@ def write(name, consoles, table, **doc):
 def selftest(kernels):
     outcome, count = {}, {}
     for k in kernels:
-        last = None
-        for line in open(os.path.join(RESULTS, "v4-selftest", f"console-{k}.log"),
-                         errors="replace"):
-            m = re.match(r"(?:\[guest\] )?# (\d+) ", line)
-            if m:
-                last = m.group(1)
-            m = re.match(r"(?:\[guest\] )?(not ok|ok) \d+ mmap_miss\.(\S+)(.*)", line)
-            if m:
-                res = "skip" if "# SKIP" in m.group(3) else \
-                    ("pass" if m.group(1) == "ok" else "FAIL")
-                outcome.setdefault(m.group(2), {})[k] = res
-                if last and res != "skip":
-                    count.setdefault(m.group(2), {})[k] = last
-                last = None
+        results, _, counts = tap.parse(os.path.join(RESULTS, "v4-selftest", f"console-{k}.log"))
+        for case, res in results.items():
+            outcome.setdefault(case, {})[k] = "FAIL" if res == "fail" else res
+            if case in counts:
+                count.setdefault(case, {})[k] = counts[case]
     table = [f"{'case':36}" + "".join(f"{k:12}" for k in kernels).rstrip()]
     for case, per in outcome.items():
         cells = [f"{per.get(k, '-')} {count.get(case, {}).get(k, '')}".strip() for k in kernels]
