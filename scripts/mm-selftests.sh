@@ -157,6 +157,7 @@ done
 rc=0
 PYTHONPATH=$S python3 - "$RESULTS/mm-selftests" "$list" "$only" "$rounds" "${logs[@]}" <<'EOF' || rc=$?
 import fnmatch, re, sys
+from collections import Counter
 from labreport import lab_commit, md_table, write_json
 
 prefix, listfile, only, rounds = sys.argv[1:5]
@@ -273,18 +274,12 @@ records, diffs = [], {"new": [], "both": [], "base only": []}
 def classify(tid, s, bl, pl, brs=None, prs=None):
     bbad = sum(x in BAD for x in bl)
     pbad = sum(x in BAD for x in pl)
-    # what the failed rounds said, where the test bailed out
-    said = {}
-    for k, rs in (("base", brs), ("patched", prs)):
-        said[k] = sorted({r["bail"] for r in rs or [] if r.get("bail") and r["status"] in BAD})
-    if pbad and not bbad:
-        kind = "new"
-    elif pbad and bbad:
-        kind = "both"
-    elif bbad:
-        kind = "base only"
-    else:
+    if not (bbad or pbad):
         return
+    kind = "both" if pbad and bbad else "new" if pbad else "base only"
+    # what the failed rounds said, where the test bailed out
+    said = {k: sorted({r["bail"] for r in rs or [] if r.get("bail") and r["status"] in BAD})
+            for k, rs in (("base", brs), ("patched", prs))}
     diffs[kind].append({"test": tid, "subtest": s, "base": agg(bl),
                         "patched": agg(pl), "patched_failed_rounds": pbad,
                         "base_failed_rounds": bbad, "why": note(tid, s),
@@ -323,13 +318,6 @@ for t in run:
 def ccount(c):
     return " ".join("%d %s" % (c[x], x) for x in sorted(c, key=lambda x: (
         ORDER.index(x) if x in ORDER else len(ORDER), x))) or "-"
-
-
-def counts(vals):
-    c = {}
-    for v in vals:
-        c[v] = c.get(v, 0) + 1
-    return c
 
 
 def name(d):
@@ -382,10 +370,10 @@ md.append("Status per test from its exit code (0 pass, 4 skip, else fail; "
 sec = lambda x: "/".join(str(y["seconds"]) if y["seconds"] is not None else "-" for y in x["rounds"])
 md += md_table(["test", "base", "patched", "base subtests", "patched subtests", "base s", "patched s"],
                [[r["id"], r["base"]["status"], r["patched"]["status"]]
-                + [ccount(counts(agg(v) for v in r[k]["subtests"].values())) for k in ("base", "patched")]
+                + [ccount(Counter(agg(v) for v in r[k]["subtests"].values())) for k in ("base", "patched")]
                 + [sec(r["base"]), sec(r["patched"])] for r in records])
-tot = {k: counts(r[k]["status"] for r in records) for k in kernels}
-sub = {k: counts(agg(v) for r in records for v in r[k]["subtests"].values()) for k in kernels}
+tot = {k: Counter(r[k]["status"] for r in records) for k in kernels}
+sub = {k: Counter(agg(v) for r in records for v in r[k]["subtests"].values()) for k in kernels}
 md.append("")
 for k in kernels:
     md.append("- %s: tests %s; subtests %s" % (k, ccount(tot[k]), ccount(sub[k])))

@@ -167,11 +167,8 @@ def main(argv):
     # Fields a record names in "metrics" (comma-separated), one row each
     extra = []
     for k, per in by_key.items():
-        names = []
-        for r in per.values():
-            for m in (r.get("metrics") or "").split(","):
-                if m and m not in names:
-                    names.append(m)
+        names = dict.fromkeys(m for r in per.values() for m in (r.get("metrics") or "").split(",")
+                              if m)
         extra += [[k, m.replace("_", " ")] + cells(per, m, True) for m in names]
     if extra:
         lines += table("More fields of the workloads, in brackets over %s's:" % ref,

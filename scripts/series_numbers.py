@@ -26,7 +26,8 @@ import statistics
 import sys
 import textwrap
 
-LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from labreport import LAB
+
 RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
 SERIES = os.environ.get("MMLAB_SERIES", os.path.join(LAB, "series"))
 COVER = "0000-cover-letter.patch"
@@ -44,19 +45,6 @@ def load(name):
         return json.load(f)
 
 
-def rows(lines, width, cols):
-    """A table: each entry of LINES is a label (its last line carries the
-    values) and a list of values; the label is padded to WIDTH, and value
-    i right-aligned in COLS[i] characters."""
-    out = []
-    for label, values in lines:
-        parts = label.split("\n")
-        out += parts[:-1]
-        out.append(parts[-1].ljust(width) +
-                   "".join(f"{v:>{w}}" for v, w in zip(values, cols)))
-    return "\n".join(out)
-
-
 def st(case, kernel):
     """The count the selftest case printed on KERNEL (results/v4-selftest),
     which must have passed there unless KERNEL is base or patch1."""
@@ -66,11 +54,18 @@ def st(case, kernel):
     return int(r["count"][case][kernel])
 
 
-def both(case):
-    return [st(case, "base"), st(case, "patched")]
+def counts(cases, width, cols, kernels=("base", "patched"), head=None):
+    """A table of the counts (st) of CASES, each a label and a case, on
+    KERNELS: the labels padded to WIDTH, the count on KERNELS[i]
+    right-aligned in COLS[i] characters, under a header after HEAD
+    (else WIDTH) spaces."""
+    lines = [" " * (head or width) + "  7.3-rc7   patched"]
+    for label, case in cases:
+        lines.append(label.ljust(width)
+                     + "".join(f"{st(case, k):>{w}}" for k, w in zip(kernels, cols)))
+    return "\n".join(lines)
 
 
-HEAD = " " * 34 + "  7.3-rc7   patched"
 # thp-random: over the limit, every access a miss, in PMD-sized folios
 MISS = lambda r: (r["hits"].startswith("no/") and "under" not in r["cgroup"]
                   and "small" not in r["cgroup"])
@@ -82,37 +77,34 @@ def para(text):
 
 def patch1_repro():
     """1/2: the recovery cases of its own selftest, base and 1/2 alone."""
-    def own(case):
-        return [st(case, "base"), st(case, "patch1own")]
-    return HEAD + "\n" + rows([
-        ("  ext4, 4 KiB pages", own("dir.sequential_after_random")),
-        ("  xfs, 16 KiB blocks", own("xfs_16k.sequential_after_random")),
-        ("  ext4, MADV_HUGEPAGE, 60 MiB", own("dir.thp_sequential_after_random")),
-    ], 34, (9, 10))
+    return counts([
+        ("  ext4, 4 KiB pages", "dir.sequential_after_random"),
+        ("  xfs, 16 KiB blocks", "xfs_16k.sequential_after_random"),
+        ("  ext4, MADV_HUGEPAGE, 60 MiB", "dir.thp_sequential_after_random"),
+    ], 34, (9, 10), kernels=("base", "patch1own"))
 
 
 def patch2_repro():
     """2/2: the forced-THP cases of the selftest, base and the series."""
-    return HEAD + "\n" + rows([
-        ("  descending_thp, ext4", both("dir.descending_thp")),
-        ("  descending_thp_after_random, ext4", both("dir.descending_thp_after_random")),
-        ("  descending_thp, xfs 16 KiB", both("xfs_16k.descending_thp")),
-        ("  descending_thp_after_random, xfs", both("xfs_16k.descending_thp_after_random")),
-        ("  thp_no_readahead, xfs 16 KiB", both("xfs_16k.thp_no_readahead")),
-    ], 36, (7, 10))
+    return counts([
+        ("  descending_thp, ext4", "dir.descending_thp"),
+        ("  descending_thp_after_random, ext4", "dir.descending_thp_after_random"),
+        ("  descending_thp, xfs 16 KiB", "xfs_16k.descending_thp"),
+        ("  descending_thp_after_random, xfs", "xfs_16k.descending_thp_after_random"),
+        ("  thp_no_readahead, xfs 16 KiB", "xfs_16k.thp_no_readahead"),
+    ], 36, (7, 10), head=34)
 
 
 def cover_table():
     """The cover letter's table: every fixing case, base and the series."""
-    head = " " * 43 + "  7.3-rc7   patched"
-    return head + "\n" + rows([
-        ("  sequential after random faults, ext4", both("dir.sequential_after_random")),
-        ("    the same, xfs of 16 KiB blocks", both("xfs_16k.sequential_after_random")),
-        ("    the same, MADV_HUGEPAGE", both("dir.thp_sequential_after_random")),
-        ("  MADV_HUGEPAGE read downwards, ext4", both("dir.descending_thp")),
-        ("    the same, xfs of 16 KiB blocks", both("xfs_16k.descending_thp")),
-        ("    the same after 150 random faults, ext4", both("dir.descending_thp_after_random")),
-        ("  MADV_HUGEPAGE, read_ahead_kb 0, xfs 16 KiB", both("xfs_16k.thp_no_readahead")),
+    return counts([
+        ("  sequential after random faults, ext4", "dir.sequential_after_random"),
+        ("    the same, xfs of 16 KiB blocks", "xfs_16k.sequential_after_random"),
+        ("    the same, MADV_HUGEPAGE", "dir.thp_sequential_after_random"),
+        ("  MADV_HUGEPAGE read downwards, ext4", "dir.descending_thp"),
+        ("    the same, xfs of 16 KiB blocks", "xfs_16k.descending_thp"),
+        ("    the same after 150 random faults, ext4", "dir.descending_thp_after_random"),
+        ("  MADV_HUGEPAGE, read_ahead_kb 0, xfs 16 KiB", "xfs_16k.thp_no_readahead"),
     ], 43, (9, 10))
 
 
@@ -207,6 +199,13 @@ BLOCKS = {
 }
 
 
+def block(name):
+    """Block NAME: its function and the patches that quote it"""
+    if name not in BLOCKS:
+        sys.exit(f"series_numbers.py: no block '{name}' (blocks: {', '.join(BLOCKS)})")
+    return BLOCKS[name]
+
+
 def main(argv):
     if argv[1:] == ["--check"]:
         bad = 0
@@ -223,23 +222,15 @@ def main(argv):
         print(f"{n - bad} of {n} quoted blocks as results/ give them")
         return 1 if bad else 0
     if argv[1:2] == ["fill"] and len(argv) == 3:
-        out = []
         with open(argv[2]) as f:
-            for line in f.read().split("\n"):
-                name = line[2:-2] if line.startswith("@@") and line.endswith("@@") else None
-                if name is None:
-                    out.append(line)
-                elif name in BLOCKS:
-                    out.append(BLOCKS[name][0]())
-                else:
-                    sys.exit(f"series_numbers.py: no block '{name}' (blocks: {', '.join(BLOCKS)})")
-        sys.stdout.write("\n".join(out))
+            lines = f.read().split("\n")
+        marked = lambda line: line.startswith("@@") and line.endswith("@@")
+        sys.stdout.write("\n".join(block(line[2:-2])[0]() if marked(line) else line
+                                   for line in lines))
         return 0
     names = argv[1:] or list(BLOCKS)
     for name in names:
-        if name not in BLOCKS:
-            sys.exit(f"series_numbers.py: no block '{name}' (blocks: {', '.join(BLOCKS)})")
-        fn, targets = BLOCKS[name]
+        fn, targets = block(name)
         if len(names) > 1:
             print(f"--- {name} ({', '.join('series/' + t for t in targets)})")
         print(fn())

@@ -77,10 +77,19 @@ def judge(kernel, console, rc, seconds, flavor):
             problems.append("workload %s: result=%s mismatches=%s %s" % (
                 w.get("name"), w.get("result"), w.get("mismatches"),
                 w.get("detail", "")))
+    info = kernel_info(kernel)
+    accel = re.search(r"@@LAB-ACCEL (\S+)(?: cpu=(\S+))?", text)
+    levels = re.search(r"page_table_levels=(\d)", text)
+    cmdline = re.search(r"Command line: (.*)", text)
     return {"kernel": kernel, "release": boot.group(1) if boot else None,
             "console": console, "seconds": seconds, "workloads": work,
             "total": total, "debug_locks": lockdep, "reports": reps,
-            "problems": problems}
+            "problems": problems, "commit": info.get("COMMIT", "unknown")[:12],
+            "series_patches": info.get("SERIES_PATCHES"),
+            "accel": (accel.group(1) + (f" -cpu {accel.group(2)}" if accel.group(2) else "")
+                      if accel else "unknown"),
+            "page_table_levels": int(levels.group(1)) if levels else None,
+            "cmdline": cmdline.group(1).strip() if cmdline else None}
 
 
 TOTALS = ("workloads", "faults", "injected", "mismatches", "failed")
@@ -94,17 +103,6 @@ def main():
         kernel, rest = arg.split("=", 1)
         console, rc, seconds = rest.rsplit(":", 2)
         recs.append(judge(kernel, console, int(rc), int(seconds), flavor))
-        info = kernel_info(kernel)
-        recs[-1]["commit"] = info.get("COMMIT", "unknown")[:12]
-        recs[-1]["series_patches"] = info.get("SERIES_PATCHES")
-        text = open(console, errors="replace").read()
-        m = re.search(r"@@LAB-ACCEL (\S+)(?: cpu=(\S+))?", text)
-        recs[-1]["accel"] = (m.group(1) + (f" -cpu {m.group(2)}" if m.group(2) else "")
-                             if m else "unknown")
-        m = re.search(r"page_table_levels=(\d)", text)
-        recs[-1]["page_table_levels"] = int(m.group(1)) if m else None
-        m = re.search(r"Command line: (.*)", text)
-        recs[-1]["cmdline"] = m.group(1).strip() if m else None
     meta = {"lab_commit": lab_commit(), "qemu": first_line("qemu-system-x86_64", "--version"),
             "command": f"STRESS_MODE={mode} STRESS_FLAVOR={flavor} make stress",
             "mode": mode, "flavor": flavor or "plain", "guest_memory": mem}
@@ -125,13 +123,8 @@ def main():
                        + [len(r["reports"]), LOCKDEP.get(r["debug_locks"], r["debug_locks"] or "-"),
                           r["seconds"]] for r in recs])
     L += ["", "lockdep: debug_locks at the end of the job (/proc/lockdep_stats).", ""]
-    names = []
-    for r in recs:
-        for w in r["workloads"]:
-            if w.get("name") not in names:
-                names.append(w.get("name"))
     rows = []
-    for n in names:
+    for n in dict.fromkeys(w.get("name") for r in recs for w in r["workloads"]):
         for r in recs:
             w = next((w for w in r["workloads"] if w.get("name") == n), None)
             if w is None or w.get("result") == "skip":

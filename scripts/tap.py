@@ -19,8 +19,9 @@ import sys
 
 
 def parse(path):
-    """Return ({case: 'pass'|'fail'|'skip'}, exit code or None)."""
-    results, rc, inside = {}, None, False
+    """Return ({case: 'pass'|'fail'|'skip'}, exit code or None, {case that
+    did not skip: the count of its "# N ..." line before the result})."""
+    results, rc, inside, counts, last = {}, None, False, {}, None
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
         if "@@TAP-BEGIN" in line:
@@ -33,6 +34,9 @@ def parse(path):
             continue
         if not inside:
             continue
+        m = re.match(r"# (\d+) ", line)
+        if m:
+            last = m.group(1)
         m = re.match(r"^(not ok|ok) \d+ (\S+)(.*)$", line)
         if not m:
             continue
@@ -42,13 +46,16 @@ def parse(path):
             results[name] = "skip"
         else:
             results[name] = "pass" if m.group(1) == "ok" else "fail"
-    return results, rc
+            if last:
+                counts[name] = last
+        last = None
+    return results, rc, counts
 
 
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
-    results, rc = parse(argv[1])
+    results, rc, _ = parse(argv[1])
     if len(argv) == 2:
         for k, v in results.items():
             print(k, v)

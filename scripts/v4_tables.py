@@ -9,46 +9,40 @@ MMLAB_LAB_COMMIT (to remake the tables of an earlier run).
   v4_tables.py records-thp          consoles v4-records-thp/console-{base,patched}-{0,300}.log
 """
 import os
-import re
 import sys
 
+import tap
 from labreport import LAB, lab_commit, md_table, read_console, write_json as dump
 
 RESULTS = os.environ.get("MMLAB_RESULTS", os.path.join(LAB, "results"))
 
 
-def releases(name, **consoles):
-    """Each kernel's release, from the @@LAB-BOOT line of its console"""
-    return {k: read_console(os.path.join(RESULTS, name, c))[1].get("kernel")
-            for k, c in consoles.items()}
+def write(name, consoles, table, **doc):
+    """results/NAME.json: the lab commit, each kernel's release (from the
+    @@LAB-BOOT line of its console in results/NAME/, CONSOLES) and DOC;
+    results/NAME.md: its head (HEADS), then the lines of TABLE."""
+    kernels = {k: read_console(os.path.join(RESULTS, name, c))[1].get("kernel")
+               for k, c in consoles.items()}
+    dump(os.path.join(RESULTS, name + ".json"), {"lab_commit": lab_commit(""), "kernels": kernels,
+                                                 **doc})
+    with open(os.path.join(RESULTS, name + ".md"), "w") as f:
+        f.write(HEADS[name].replace("@@LAB@@", lab_commit("")) + "\n".join(table) + "\n")
 
 
-def selftest(kernels, head):
+def selftest(kernels):
     outcome, count = {}, {}
     for k in kernels:
-        last = None
-        for line in open(os.path.join(RESULTS, "v4-selftest", f"console-{k}.log"),
-                         errors="replace"):
-            m = re.match(r"(?:\[guest\] )?# (\d+) ", line)
-            if m:
-                last = m.group(1)
-            m = re.match(r"(?:\[guest\] )?(not ok|ok) \d+ mmap_miss\.(\S+)(.*)", line)
-            if m:
-                res = "skip" if "# SKIP" in m.group(3) else \
-                    ("pass" if m.group(1) == "ok" else "FAIL")
-                outcome.setdefault(m.group(2), {})[k] = res
-                if last and res != "skip":
-                    count.setdefault(m.group(2), {})[k] = last
-                last = None
-    write_json("v4-selftest", releases("v4-selftest", **{k: f"console-{k}.log" for k in kernels}),
-               outcome=outcome, count=count)
-    with open(os.path.join(RESULTS, "v4-selftest.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit("")))
-        f.write(f"{'case':36}" + "".join(f"{k:12}" for k in kernels).rstrip() + "\n")
-        for case, per in outcome.items():
-            cells = [f"{per.get(k, '-')} {count.get(case, {}).get(k, '')}".strip()
-                     for k in kernels]
-            f.write(f"{case:36}" + "".join(f"{c:12}" for c in cells).rstrip() + "\n")
+        results, _, counts = tap.parse(os.path.join(RESULTS, "v4-selftest", f"console-{k}.log"))
+        for case, res in results.items():
+            outcome.setdefault(case, {})[k] = "FAIL" if res == "fail" else res
+            if case in counts:
+                count.setdefault(case, {})[k] = counts[case]
+    table = [f"{'case':36}" + "".join(f"{k:12}" for k in kernels).rstrip()]
+    for case, per in outcome.items():
+        cells = [f"{per.get(k, '-')} {count.get(case, {}).get(k, '')}".strip() for k in kernels]
+        table.append(f"{case:36}" + "".join(f"{c:12}" for c in cells).rstrip())
+    write("v4-selftest", {k: f"console-{k}.log" for k in kernels}, table,
+          outcome=outcome, count=count)
 
 
 def results(path, phase):
@@ -57,12 +51,7 @@ def results(path, phase):
             if r.get("phase") == phase]
 
 
-def write_json(name, kernels, **doc):
-    dump(os.path.join(RESULTS, name + ".json"), {"lab_commit": lab_commit(""), "kernels": kernels,
-                                                 **doc})
-
-
-def thp_direction(head):
+def thp_direction():
     rows = {}
     for k in ("base", "patched"):
         for r in results(f"v4-thp-direction/console-{k}.log", "pass"):
@@ -71,19 +60,15 @@ def thp_direction(head):
                                            ("major_faults", "dev_pages_read", "pmd_mapped_2m")}
     out = [{"reader": a, "read_ahead_kb": b, "random_faults": c, **{
         f"{k}_{x}": v[k][x] for k in v for x in v[k]}} for (a, b, c), v in rows.items()]
-    write_json("v4-thp-direction", releases(
-        "v4-thp-direction", base="console-base.log", patched="console-patched.log"), rows=out)
-    with open(os.path.join(RESULTS, "v4-thp-direction.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit("")))
-        f.write("\n".join(md_table(
-            ["reader", "ra KiB", "random", "base major", "v4 major", "base PMD", "v4 PMD",
-             "base pages", "v4 pages"],
-            [[r["reader"], r["read_ahead_kb"], r["random_faults"]] + [
-                r[f"{k}_{x}"] for x in ("major_faults", "pmd_mapped_2m", "dev_pages_read")
-                for k in ("base", "patched")] for r in out])) + "\n")
+    write("v4-thp-direction", dict(base="console-base.log", patched="console-patched.log"),
+          md_table(["reader", "ra KiB", "random", "base major", "v4 major", "base PMD", "v4 PMD",
+                    "base pages", "v4 pages"],
+                   [[r["reader"], r["read_ahead_kb"], r["random_faults"]] + [
+                       r[f"{k}_{x}"] for x in ("major_faults", "pmd_mapped_2m", "dev_pages_read")
+                       for k in ("base", "patched")] for r in out]), rows=out)
 
 
-def records_thp(head):
+def records_thp():
     out = []
     for k in ("base", "patched"):
         for n in (0, 300):
@@ -91,16 +76,13 @@ def records_thp(head):
                 out.append({"kernel": k, "random_faults": n, "record_kb": r["record_kb"],
                             "pages_per_access": r["pages_per_access"],
                             "major_faults": r["major_faults"]})
-    write_json("v4-records-thp", releases(
-        "v4-records-thp", base="console-base-0.log", patched="console-patched-0.log"), rows=out)
-    with open(os.path.join(RESULTS, "v4-records-thp.md"), "w") as f:
-        f.write(head.replace("@@LAB@@", lab_commit("")))
-        c = {(r["kernel"], r["record_kb"], r["random_faults"]): r for r in out}
-        f.write("\n".join(md_table(
-            ["record KiB", "random faults", "base pages/record", "v4 pages/record", "base major",
-             "v4 major"], [[b, n] + [c[(k, b, n)][x] for x in ("pages_per_access", "major_faults")
-                                     for k in ("base", "patched")]
-                           for b in (64, 32) for n in (0, 300)])) + "\n")
+    c = {(r["kernel"], r["record_kb"], r["random_faults"]): r for r in out}
+    write("v4-records-thp", dict(base="console-base-0.log", patched="console-patched-0.log"),
+          md_table(["record KiB", "random faults", "base pages/record", "v4 pages/record",
+                    "base major", "v4 major"],
+                   [[b, n] + [c[(k, b, n)][x] for x in ("pages_per_access", "major_faults")
+                              for k in ("base", "patched")]
+                    for b in (64, 32) for n in (0, 300)]), rows=out)
 
 
 RECORDS_HEAD = """# Random records through MADV_HUGEPAGE, with and without random faults first
@@ -153,13 +135,16 @@ the pass. Consoles in v4-thp-direction/.
 
 """
 
+HEADS = {"v4-selftest": SELFTEST_HEAD, "v4-thp-direction": THP_HEAD,
+         "v4-records-thp": RECORDS_HEAD}
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "selftest" and len(sys.argv) > 2:
-        selftest(sys.argv[2:], SELFTEST_HEAD)
+        selftest(sys.argv[2:])
     elif what == "thp-direction":
-        thp_direction(THP_HEAD)
+        thp_direction()
     elif what == "records-thp":
-        records_thp(RECORDS_HEAD)
+        records_thp()
     else:
         sys.exit(__doc__)

@@ -5,13 +5,11 @@
 #   @@MMT-BEGIN ID
 #   ...the test's output (TAP)...
 #   @@MMT-END ID rc=N seconds=S
-# A plan line is "ID TIMEOUT_S WHERE BINARY ARGS..." (see
-# scripts/mm-selftests.list); WHERE is ext4 (working directory on the data
-# disk, /tmp bound to a directory there) or tmpfs (/tmp). @EXT4@ and @XFS@
-# in ARGS become the ext4 directory and an xfs on a loop file on the data
-# disk. Between tests the THP settings in sysfs are put back as they were
-# at boot (a test killed by its timeout cannot restore them itself); what
-# had to be put back is said with @@MMT-RESTORED.
+# A plan line is "ID TIMEOUT_S WHERE BINARY ARGS...", with WHERE, @EXT4@
+# and @XFS@ as scripts/mm-selftests.list says. Between tests the THP
+# settings in sysfs are put back as they were at boot (a test killed by
+# its timeout cannot restore them itself); what had to be put back is
+# said with @@MMT-RESTORED.
 #   $1: how many times to run the whole plan (default 1), each round
 #       starting with @@MMT-ROUND N
 rounds=${1:-1}
