@@ -7,7 +7,7 @@
 #             $KROOT/VARIANT/obj-arm64 -> build/arm64/VARIANT/Image
 #   initramfs an arm64 initramfs (scripts/make-initramfs.sh -a arm64):
 #             busybox-static, e2fsprogs and xfsprogs of Debian 12 for arm64,
-#             guest/init, guest/jobs/selftest.sh, and the patched tree's
+#             the init, guest/jobs/selftest.sh, and the patched tree's
 #             mmap_miss_recovery built static with the cross gcc
 #             -> build/arm64/initramfs.cpio
 #   run       boot each kernel under qemu-system-aarch64 -M virt -cpu max

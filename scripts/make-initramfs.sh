@@ -1,7 +1,8 @@
 #!/bin/bash
-# Build the guest initramfs: busybox-static, guest/init, guest/jobs, the
-# workloads (static), mkfs.ext4 and mkfs.xfs with the libraries they load
-# (the selftest makes its own file systems), and, when the tree has it, the
+# Build the guest initramfs: busybox-static, the init (guest/bench/init,
+# shared with make bench's Debian root), guest/jobs, the workloads
+# (static), mkfs.ext4 and mkfs.xfs with the libraries they load (the
+# selftest makes its own file systems), and, when the tree has it, the
 # series' selftest built statically from VARIANT's source (default:
 # patched).
 #   make-initramfs.sh [VARIANT]  -> build/initramfs.cpio
@@ -108,7 +109,7 @@ elf_libs() {
 # systems, with what the dynamic loader needs for them, at the paths ldd
 # (or the arm64 packages) gives: the loader finds them there without
 # ld.so.cache. mke2fs reads
-# /etc/mke2fs.conf. In /usr/sbin, which guest/init puts before busybox's
+# /etc/mke2fs.conf. In /usr/sbin, which the init puts before busybox's
 # /bin (busybox has an mke2fs of its own).
 tools=() libs=()
 if [ "$arch" = x86_64 ]; then
@@ -191,7 +192,7 @@ list=$out/cpio.list
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "nod /dev/null 0666 0 0 c 1 3"
 	echo "file /bin/busybox $BB 0755 0 0"
-	echo "file /init $LAB/guest/init 0755 0 0"
+	echo "file /init $LAB/guest/bench/init 0755 0 0"
 	for f in "${jobs[@]}"; do
 		echo "file /lab/jobs/${f##*/} $f 0755 0 0"
 	done
