@@ -108,9 +108,8 @@ elf_libs() {
 # mkfs.ext4 and mkfs.xfs for the selftest, which makes its own file
 # systems, with what the dynamic loader needs for them, at the paths ldd
 # (or the arm64 packages) gives: the loader finds them there without
-# ld.so.cache. mke2fs reads
-# /etc/mke2fs.conf. In /usr/sbin, which the init puts before busybox's
-# /bin (busybox has an mke2fs of its own).
+# ld.so.cache. mke2fs reads /etc/mke2fs.conf. In /usr/sbin, which the
+# init puts before busybox's /bin (busybox has an mke2fs of its own).
 tools=() libs=()
 if [ "$arch" = x86_64 ]; then
 	BB=
