@@ -5,11 +5,11 @@
 #   kernels   build base and patched arm64 Images (tinyconfig +
 #             config/arm64-guest.config, cross gcc, ccache) in
 #             $KROOT/VARIANT/obj-arm64 -> build/arm64/VARIANT/Image
-#   initramfs an arm64 initramfs: busybox-static, e2fsprogs and xfsprogs
-#             of Debian 12 for arm64 (private apt setup, apt-get download,
-#             dpkg-deb -x), guest/init, guest/jobs/selftest.sh, and the
-#             patched tree's mmap_miss_recovery built static with the cross
-#             gcc -> build/arm64/initramfs.cpio
+#   initramfs an arm64 initramfs (scripts/make-initramfs.sh -a arm64):
+#             busybox-static, e2fsprogs and xfsprogs of Debian 12 for arm64,
+#             the init, guest/jobs/selftest.sh, and the patched tree's
+#             mmap_miss_recovery built static with the cross gcc
+#             -> build/arm64/initramfs.cpio
 #   run       boot each kernel under qemu-system-aarch64 -M virt -cpu max
 #             (TCG), run the selftest, compare each case with
 #             tests/selftest-expect.txt -> results/arm64-selftest.md
@@ -66,111 +66,8 @@ stage_kernels() {
 	done
 }
 
-# --- initramfs --------------------------------------------------------
-# Debian 12's arm64 packages of what the guest runs: busybox-static, and
-# mke2fs and mkfs.xfs with the libraries they load (checked below, from
-# their ELF NEEDED entries, so a missing one is named, not found at boot).
-DEBS="busybox-static e2fsprogs xfsprogs libc6 libext2fs2 libcom-err2
-      libblkid1 libuuid1 libinih1 liburcu8"
-APTDIR=$CACHE/apt-arm64
-ROOT=$OUT/debroot
-
-fetch_debs() {
-	local stamp=$APTDIR/debs.done d
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$DEBS" ] && [ -x "$ROOT/bin/busybox" ]; then
-		return 0
-	fi
-	# the private setup: bookworm, as the host, arm64 only; the machine's
-	# apt configuration and dpkg architectures are left alone
-	APT_SUITES=bookworm private_apt "$APTDIR" deb
-	APTOPT+=(-o APT::Architecture=arm64 -o "APT::Architectures::=arm64")
-	log "arm64 initramfs: apt-get update (private, $APTDIR)"
-	apt_get_update "arm64 packages" "${APTOPT[@]}"
-	d=$APTDIR/debs
-	rm -rf "$d" "$ROOT" && mkdir -p "$d" "$ROOT"
-	# shellcheck disable=SC2086
-	(cd "$d" && apt-get "${APTOPT[@]}" -q download $DEBS) > "$APTDIR/download.log" 2>&1 ||
-		{ tail -5 "$APTDIR/download.log" >&2; die "apt-get download of the arm64 packages failed"; }
-	for f in "$d"/*.deb; do dpkg-deb -x "$f" "$ROOT" || die "cannot extract $f"; done
-	echo "$DEBS" > "$stamp"
-	log "arm64 initramfs: $(ls "$d" | wc -l) packages in $ROOT"
-}
-
-# elf_libs FILE...: the libraries FILE... load, transitively, as paths in
-# ROOT ("lib/aarch64-linux-gnu/libc.so.6"), with the interpreter
-elf_libs() {
-	local todo=("$@") seen=" " f n p
-	while [ ${#todo[@]} -gt 0 ]; do
-		f=${todo[0]} todo=("${todo[@]:1}")
-		for n in $("${CROSS}readelf" -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			case $seen in *" $n "*) continue ;; esac
-			seen="$seen$n "
-			p=
-			for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
-				[ -e "$ROOT/$d/$n" ] && { p=$d/$n; break; }
-			done
-			[ -n "$p" ] || die "arm64 initramfs: ${f##*/} needs $n, which no package of DEBS has"
-			echo "$p"
-			todo+=("$ROOT/$p")
-		done
-		"${CROSS}readelf" -l "$f" | sed -n 's/.*interpreter: \/\(.*\)\]/\1/p'
-	done | sort -u
-}
-
-build_selftest() {
-	local v=patched s=$KROOT/patched/src hdr=$KROOT/patched/obj-arm64/usr/include
-	[ -f "$s/tools/testing/selftests/mm/mmap_miss_recovery.c" ] || die "$v has no mmap_miss_recovery.c selftest"
-	if stale_headers "$hdr" "$s"; then
-		configure "$v"
-		akmake "$v" headers >/dev/null || die "make ARCH=arm64 headers failed in $v"
-	fi
-	selftest_cc "${CROSS}gcc" "$s" "$hdr" "$OUT/guest/bin/mmap_miss_recovery" \
-		2> "$OUT/selftest-build.log" ||
-		{ cat "$OUT/selftest-build.log" >&2; die "building the arm64 selftest failed"; }
-	log "arm64 initramfs: selftest from $v ($(grep -c warning: "$OUT/selftest-build.log") warnings)"
-}
-
 stage_initramfs() {
-	local g=$OUT/guest gen tools libs f p
-	fetch_debs
-	rm -rf "$g" && mkdir -p "$g/bin"
-	build_selftest
-	tools=(sbin/mke2fs sbin/mkfs.xfs)
-	for f in bin/busybox "${tools[@]}"; do
-		[ -f "$ROOT/$f" ] || die "arm64 initramfs: no $f in the packages"
-	done
-	"${CROSS}readelf" -l "$ROOT/bin/busybox" | grep -q interpreter &&
-		die "arm64 initramfs: busybox of busybox-static is not static"
-	mapfile -t libs < <(elf_libs "${tools[@]/#/$ROOT/}")
-	gen=$OUT/gen_init_cpio
-	[ -x "$gen" ] && [ "$gen" -nt "$KROOT/base/src/usr/gen_init_cpio.c" ] ||
-		gcc -O2 -o "$gen" "$KROOT/base/src/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
-	{
-		for d in /bin /dev /proc /sys /tmp /mnt /lab /lab/bin /lab/jobs /etc /usr /usr/sbin; do
-			echo "dir $d 0755 0 0"
-		done
-		echo "nod /dev/console 0600 0 0 c 5 1"
-		echo "nod /dev/null 0666 0 0 c 1 3"
-		echo "file /bin/busybox $ROOT/bin/busybox 0755 0 0"
-		echo "file /init $LAB/guest/init 0755 0 0"
-		echo "file /lab/jobs/selftest.sh $LAB/guest/jobs/selftest.sh 0755 0 0"
-		echo "file /lab/bin/mmap_miss_recovery $g/bin/mmap_miss_recovery 0755 0 0"
-		for f in "${libs[@]}"; do
-			p=
-			for c in $(dirname "$f" | tr / ' '); do p=$p/$c; echo "dir $p 0755 0 0"; done
-		done | awk '!seen[$0]++'
-		# each library as a file at the name the loader looks for
-		for f in "${libs[@]}"; do
-			echo "file /$f $(realpath "$ROOT/$f") 0755 0 0"
-		done
-		# in /usr/sbin, which guest/init puts before busybox's /bin
-		echo "file /usr/sbin/mke2fs $ROOT/sbin/mke2fs 0755 0 0"
-		echo "slink /usr/sbin/mkfs.ext4 mke2fs 0777 0 0"
-		echo "file /usr/sbin/mkfs.xfs $ROOT/sbin/mkfs.xfs 0755 0 0"
-		echo "file /etc/mke2fs.conf $ROOT/etc/mke2fs.conf 0644 0 0"
-	} > "$OUT/cpio.list"
-	"$gen" "$OUT/cpio.list" > "$OUT/initramfs.cpio" || die "gen_init_cpio failed"
-	log "arm64 initramfs: $OUT/initramfs.cpio ($(du -h "$OUT/initramfs.cpio" | cut -f1); libraries: ${libs[*]##*/})"
+	bash "$LAB/scripts/make-initramfs.sh" -a arm64 patched
 }
 
 # --- run ----------------------------------------------------------------

@@ -158,10 +158,9 @@ for c in "${CONFIGS[@]}"; do
 		if ! diff -q "$ob/.config" "$op/.config" >/dev/null; then
 			res="FAIL (base and patched .config differ)"
 			diff "$ob/.config" "$op/.config" | head -10 | sed 's/^/    /'
-		elif ! optline=$(check_options "$op/.config" "$opts"); then
-			res="FAIL (config)"
 		fi
-		echo "  options:${optline:-$(check_options "$op/.config" "$opts")}"
+		optline=$(check_options "$op/.config" "$opts") || res=${res:-FAIL (config)}
+		echo "  options:$optline"
 		nb=$(wc -l < "$out/$name-base.warn") np=$(wc -l < "$out/$name-patched.warn")
 		# in patched and not in base, counting repeats
 		comm -13 "$out/$name-base.warn" "$out/$name-patched.warn" > "$out/$name.new"

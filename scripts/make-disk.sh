@@ -55,7 +55,6 @@ xfs|xfs16k)
 	mkfs.xfs -q -f -b size=$bs -p "$proto" "$img.tmp" ||
 		die "mkfs.xfs -b size=$bs -p failed"
 	;;
-*) die "unknown file system $fs" ;;
 esac
 mv "$img.tmp" "$img"
 echo "$img"
