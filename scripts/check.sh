@@ -106,7 +106,6 @@ t_fetch() {
 	bash "$S/fetch-base.sh" || return 1
 	base_ok
 }
-t_apply() { bash "$S/apply-series.sh"; }
 t_roundtrip() {
 	local out=$T/series-export
 	if ! ls "$LAB"/series/*.patch >/dev/null 2>&1; then
@@ -503,7 +502,6 @@ t_series_numbers() {
 }
 
 # --- kernels, guest --------------------------------------------------------
-t_build() { bash "$S/build-kernel.sh" "$1"; }
 # one initramfs for all kernels; with patch1's own selftest when it is built
 t_initramfs() {
 	LAB_SELFTEST_EXTRA=$([ "$p1" = 0 ] && echo patch1) bash "$S/make-initramfs.sh" patched
@@ -525,9 +523,6 @@ t_panic() {
 	# fail fast: well before the timeout
 	[ $(( $(date +%s) - start )) -lt 240 ]
 }
-t_hang() { expect_fail "guest hung: no result after 30s" run base -j hang -t 30 -o "$T/hang.console"; }
-t_jobfail() { expect_fail "job fail failed in the guest" run base -j fail -t 300 -o "$T/fail.console"; }
-t_nokernel() { expect_fail "no kernel image" bash "$S/run-guest.sh" -k /nonexistent -j hello; }
 t_badkernel() {
 	head -c 1M /dev/urandom > "$T/junk.bzImage"
 	expect_fail "guest" bash "$S/run-guest.sh" -k "$T/junk.bzImage" -j hello -t 60 -o "$T/junk.console"
@@ -549,10 +544,6 @@ t_selftest_present() {
 	[ -x "$BUILD/guest/bin/mmap_miss_recovery" ] ||
 		{ echo "the series has no selftest: no tools/testing/selftests/mm/mmap_miss_recovery.c in the patched tree (build/guest/bin/mmap_miss_recovery missing)"; return 1; }
 }
-# The full series' selftest on KERNEL.
-t_selftest() { selftest_on "$1" "$1"; }
-# The first patch's own selftest on its kernel.
-t_selftest_own() { selftest_on "$1" "$1+own" "$1"; }
 # A quick pass of the stress workloads (guest/jobs/stress.sh quick) on the
 # patched kernel: every byte read checked, no kernel report in the console.
 # make stress runs them in full on the debug kernels.
@@ -561,23 +552,13 @@ t_stress_quick() {
 	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
 		bash "$S/stress.sh"
 }
-# Given a directory on tmpfs, the selftest skips its dir variant and makes
-# its xfs_16k image there.
-t_selftest_tmpfs() { selftest_on patched tmpfs "- /tmp"; }
-# Kernels the final selftest must catch: v3 of the series (variants/v3)
-# and the series without its readahead-flag test (variants/noveto, on top
-# of series/).
-t_variant() {
-	case $1 in
-	noveto) bash "$S/apply-series.sh" -v noveto "$LAB/series" "$LAB/variants/noveto" ;;
-	*) bash "$S/apply-series.sh" -v "$1" "$LAB/variants/$1" ;;
-	esac && bash "$S/build-kernel.sh" "$1"
-}
+# build_variant NAME DIR...: NAME's work tree, lab-base and the patches of
+# each DIR, and its kernel
+build_variant() { bash "$S/apply-series.sh" -v "$1" "${@:2}" && bash "$S/build-kernel.sh" "$1"; }
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
 	cp "$(ls "$LAB"/series/0001-*.patch)" "$d/" || return 1
-	bash "$S/apply-series.sh" -v patch1 "$d" &&
-	bash "$S/build-kernel.sh" patch1
+	build_variant patch1 "$d"
 }
 
 echo "TAP version 13"
@@ -620,50 +601,48 @@ if [ "${CHECK_LAB_ONLY:-0}" = 1 ]; then
 fi
 if check fetch-base t_fetch; then
 	base_note
-	check apply-series t_apply; a=$?
+	check apply-series bash "$S/apply-series.sh"; a=$?
 	check series-roundtrip t_roundtrip
 	check broken-patch-named t_broken
-	check build-base t_build base; b=$?
+	check build-base bash "$S/build-kernel.sh" base; b=$?
 	# a series that does not apply leaves nothing patched to test
 	p=1
-	[ $a = 0 ] && { check build-patched t_build patched; p=$?; }
+	[ $a = 0 ] && { check build-patched bash "$S/build-kernel.sh" patched; p=$?; }
 	# bisection: the first patch alone (its selftest runs further down)
 	p1=1
-	np=0
-	for f in "$LAB"/series/0*.patch; do
-		case $f in *cover-letter.patch) ;; *) [ -e "$f" ] && np=$((np + 1)) ;; esac
-	done
+	np=$(find "$LAB/series" -maxdepth 1 -name '0*.patch' ! -name '*cover-letter.patch' | wc -l)
 	if [ $a = 0 ] && [ "$np" -gt 1 ]; then
 		check build-patch1 t_patch1; p1=$?
 	fi
-	# kernels the final selftest must fail: v3, and the series without
-	# its readahead-flag test
+	# kernels the final selftest must fail: v3 of the series, and the
+	# series without its readahead-flag test (on top of series/)
 	v3=1 nv=1
-	[ $a = 0 ] && { check build-v3 t_variant v3; v3=$?; }
-	[ $a = 0 ] && { check build-noveto t_variant noveto; nv=$?; }
+	[ $a = 0 ] && { check build-v3 build_variant v3 "$LAB/variants/v3"; v3=$?; }
+	[ $a = 0 ] && { check build-noveto build_variant noveto "$LAB/series" "$LAB/variants/noveto"; nv=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
 		check boot-base t_hello
 		check runner-panic t_panic
-		check runner-hang t_hang
-		check runner-job-fails t_jobfail
-		check runner-no-kernel t_nokernel
+		check runner-hang expect_fail "guest hung: no result after 30s" run base -j hang -t 30 -o "$T/hang.console"
+		check runner-job-fails expect_fail "job fail failed in the guest" run base -j fail -t 300 -o "$T/fail.console"
+		check runner-no-kernel expect_fail "no kernel image" bash "$S/run-guest.sh" -k /nonexistent -j hello
 		check runner-junk-kernel t_badkernel
-		if [ $a = 0 ] && grep -q '^patched ' "$LAB/tests/selftest-expect.txt" &&
-		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
-			[ $p = 0 ] && check selftest-patched t_selftest patched &&
-				check selftest-on-tmpfs t_selftest_tmpfs
+		if [ $a = 0 ] && t_selftest_present > /dev/null; then
+			# given a directory on tmpfs, the selftest skips its dir
+			# variant and makes its xfs_16k image there
+			[ $p = 0 ] && check selftest-patched selftest_on patched patched &&
+				check selftest-on-tmpfs selftest_on patched tmpfs "- /tmp"
 			[ $p = 0 ] && check stress-quick-patched t_stress_quick
-			check selftest-base t_selftest base
+			check selftest-base selftest_on base base
 			# the first patch alone, with the final selftest and
 			# with its own
 			if [ $p1 = 0 ]; then
-				check selftest-patch1 t_selftest patch1
-				check selftest-patch1-own t_selftest_own patch1
+				check selftest-patch1 selftest_on patch1 patch1
+				check selftest-patch1-own selftest_on patch1 patch1+own patch1
 			fi
-			[ $v3 = 0 ] && check selftest-v3 t_selftest v3
-			[ $nv = 0 ] && check selftest-noveto t_selftest noveto
+			[ $v3 = 0 ] && check selftest-v3 selftest_on v3 v3
+			[ $nv = 0 ] && check selftest-noveto selftest_on noveto noveto
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass
