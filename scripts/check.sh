@@ -130,47 +130,14 @@ stubs() {
 	mkdir -p "$d"
 	for s in "$@"; do ln -sf "$D/stubs/$s" "$d/$s"; done
 }
-# fake_base DIR: a cache in DIR/cache whose base tree is a toy kernel
-# (a Makefile that plays kbuild, mm/filemap.c, merge_config.sh), tagged
-# lab-base, and a two-patch series for it in DIR/series; prints nothing.
+# fake_base DIR: a cache in DIR/cache whose base tree is the toy kernel of
+# tests/data/toy-kernel (a Makefile that plays kbuild, mm/filemap.c,
+# merge_config.sh), tagged lab-base, and a two-patch series for it in
+# DIR/series; prints nothing.
 fake_base() {
 	local d=$1 src=$1/cache/k/toy/base/src
-	mkdir -p "$src/mm" "$src/scripts/kconfig"
-	cat > "$d/cache/base.env" <<-EOT
-	BASE_PKG_USED=linux-source-toy
-	BASE_VERSION_USED=1
-	BASE_PINNED=yes
-	BASE_KEY=toy
-	BASE_KERNELVERSION=7.3.0-toy
-	BASE_FILEMAP_BLOB=0
-	EOT
-	# kbuild's part: tinyconfig, olddefconfig (THP_MADVISE needs THP, and
-	# CONFIG_LAB_NO_SUCH_OPTION does not exist), bzImage
-	cat > "$src/Makefile" <<-'EOT'
-	.RECIPEPREFIX = >
-	O ?= .
-	tinyconfig:
-	> printf 'CONFIG_64BIT=y\n# CONFIG_TRANSPARENT_HUGEPAGE is not set\n' > $(O)/.config
-	olddefconfig:
-	> if grep -q '^# CONFIG_TRANSPARENT_HUGEPAGE is not set' $(O)/.config; then sed -i '/CONFIG_TRANSPARENT_HUGEPAGE_MADVISE/d' $(O)/.config; fi
-	> sed -i '/CONFIG_LAB_NO_SUCH_OPTION/d' $(O)/.config
-	bzImage:
-	> mkdir -p $(O)/arch/x86/boot $(O)/include/config
-	> echo toy > $(O)/arch/x86/boot/bzImage
-	> echo 7.3.0-toy > $(O)/include/config/kernel.release
-	EOT
-	# merge_config.sh -m -O DIR CONFIG FRAGMENT...: the last setting wins
-	cat > "$src/scripts/kconfig/merge_config.sh" <<-'EOT'
-	#!/bin/sh
-	cfg=$4; shift 3
-	awk '/^CONFIG_/ { o = $0; sub(/=.*/, "", o) }
-	     /^# CONFIG_.* is not set/ { o = $2 }
-	     o != "" { if (!(o in v)) ord[++n] = o; v[o] = $0; o = "" }
-	     END { for (i = 1; i <= n; i++) print v[ord[i]] }' "$@" > "$cfg.new"
-	mv "$cfg.new" "$cfg"
-	EOT
-	chmod +x "$src/scripts/kconfig/merge_config.sh"
-	printf 'int filemap;\n' > "$src/mm/filemap.c"
+	mkdir -p "${src%/*}"
+	cp "$D/toy-base.env" "$d/cache/base.env" && cp -r "$D/toy-kernel" "$src" || return 1
 	(
 		cd "$src" || exit 1
 		export_git_ids
