@@ -106,7 +106,6 @@ t_fetch() {
 	bash "$S/fetch-base.sh" || return 1
 	base_ok
 }
-t_apply() { bash "$S/apply-series.sh"; }
 t_roundtrip() {
 	local out=$T/series-export
 	if ! ls "$LAB"/series/*.patch >/dev/null 2>&1; then
@@ -131,47 +130,14 @@ stubs() {
 	mkdir -p "$d"
 	for s in "$@"; do ln -sf "$D/stubs/$s" "$d/$s"; done
 }
-# fake_base DIR: a cache in DIR/cache whose base tree is a toy kernel
-# (a Makefile that plays kbuild, mm/filemap.c, merge_config.sh), tagged
-# lab-base, and a two-patch series for it in DIR/series; prints nothing.
+# fake_base DIR: a cache in DIR/cache whose base tree is the toy kernel of
+# tests/data/toy-kernel (a Makefile that plays kbuild, mm/filemap.c,
+# merge_config.sh), tagged lab-base, and a two-patch series for it in
+# DIR/series; prints nothing.
 fake_base() {
 	local d=$1 src=$1/cache/k/toy/base/src
-	mkdir -p "$src/mm" "$src/scripts/kconfig"
-	cat > "$d/cache/base.env" <<-EOT
-	BASE_PKG_USED=linux-source-toy
-	BASE_VERSION_USED=1
-	BASE_PINNED=yes
-	BASE_KEY=toy
-	BASE_KERNELVERSION=7.3.0-toy
-	BASE_FILEMAP_BLOB=0
-	EOT
-	# kbuild's part: tinyconfig, olddefconfig (THP_MADVISE needs THP, and
-	# CONFIG_LAB_NO_SUCH_OPTION does not exist), bzImage
-	cat > "$src/Makefile" <<-'EOT'
-	.RECIPEPREFIX = >
-	O ?= .
-	tinyconfig:
-	> printf 'CONFIG_64BIT=y\n# CONFIG_TRANSPARENT_HUGEPAGE is not set\n' > $(O)/.config
-	olddefconfig:
-	> if grep -q '^# CONFIG_TRANSPARENT_HUGEPAGE is not set' $(O)/.config; then sed -i '/CONFIG_TRANSPARENT_HUGEPAGE_MADVISE/d' $(O)/.config; fi
-	> sed -i '/CONFIG_LAB_NO_SUCH_OPTION/d' $(O)/.config
-	bzImage:
-	> mkdir -p $(O)/arch/x86/boot $(O)/include/config
-	> echo toy > $(O)/arch/x86/boot/bzImage
-	> echo 7.3.0-toy > $(O)/include/config/kernel.release
-	EOT
-	# merge_config.sh -m -O DIR CONFIG FRAGMENT...: the last setting wins
-	cat > "$src/scripts/kconfig/merge_config.sh" <<-'EOT'
-	#!/bin/sh
-	cfg=$4; shift 3
-	awk '/^CONFIG_/ { o = $0; sub(/=.*/, "", o) }
-	     /^# CONFIG_.* is not set/ { o = $2 }
-	     o != "" { if (!(o in v)) ord[++n] = o; v[o] = $0; o = "" }
-	     END { for (i = 1; i <= n; i++) print v[ord[i]] }' "$@" > "$cfg.new"
-	mv "$cfg.new" "$cfg"
-	EOT
-	chmod +x "$src/scripts/kconfig/merge_config.sh"
-	printf 'int filemap;\n' > "$src/mm/filemap.c"
+	mkdir -p "${src%/*}"
+	cp "$D/toy-base.env" "$d/cache/base.env" && cp -r "$D/toy-kernel" "$src" || return 1
 	(
 		cd "$src" || exit 1
 		export_git_ids
@@ -377,15 +343,18 @@ t_tap_unexpected_fail() {
 }
 # make stress's judge: a clean run passes; a run with the kernel's reports
 # (one of each kind the debug checkers print), with a data mismatch, or cut
-# short, fails and says why
+# short, fails and says why. The failing consoles are the clean one changed.
 t_stress_report() {
+	local ok=$D/console-stress-ok.log
 	sr() { python3 "$S/stress_report.py" "$d/$1" full debug 768M "k=$2"; }
-	sr ok "$D/console-stress-ok.log:0:1" || return 1
+	sr ok "$ok:0:1" || return 1
 	grep -qF '| inject-recover | k | 70000 | 900 | 65000 | 3 | 40 | ok |' "$d/ok.md" || return 1
-	expect_fail "7 kernel report(s)" sr r "$D/console-stress-reports.log:0:1" || return 1
-	expect_fail "workload inject-recover: result=FAIL mismatches=1" \
-		sr m "$D/console-stress-mismatch.log:0:1" || return 1
-	sed '/@@STRESS-TOTAL/,$d' "$D/console-stress-ok.log" > "$d/cut.log"
+	sed -e "/@@STRESS-LOCKDEP/r $D/stress-kernel-reports.log" -e '/@@STRESS-LOCKDEP/d' "$ok" > "$d/reports.log"
+	expect_fail "7 kernel report(s)" sr r "$d/reports.log:0:1" || return 1
+	sed -e '/@@STRESS-LOCKDEP/d' -e 's/mismatches=0 \(.*\)injected=40 result=ok/mismatches=1 \1injected=40 result=FAIL detail=page_17_word_3/' \
+		-e '/@@STRESS-TOTAL/s/mismatches=0 failed=0/mismatches=1 failed=1/' "$ok" > "$d/mismatch.log"
+	expect_fail "workload inject-recover: result=FAIL mismatches=1" sr m "$d/mismatch.log:0:1" || return 1
+	sed '/@@STRESS-TOTAL/,$d' "$ok" > "$d/cut.log"
 	expect_fail "the job did not finish" sr c "$d/cut.log:1:1"
 }
 # make bench's report (bench.sh report): results with the command of the
@@ -500,7 +469,6 @@ t_series_numbers() {
 }
 
 # --- kernels, guest --------------------------------------------------------
-t_build() { bash "$S/build-kernel.sh" "$1"; }
 # one initramfs for all kernels; with patch1's own selftest when it is built
 t_initramfs() {
 	LAB_SELFTEST_EXTRA=$([ "$p1" = 0 ] && echo patch1) bash "$S/make-initramfs.sh" patched
@@ -522,9 +490,6 @@ t_panic() {
 	# fail fast: well before the timeout
 	[ $(( $(date +%s) - start )) -lt 240 ]
 }
-t_hang() { expect_fail "guest hung: no result after 30s" run base -j hang -t 30 -o "$T/hang.console"; }
-t_jobfail() { expect_fail "job fail failed in the guest" run base -j fail -t 300 -o "$T/fail.console"; }
-t_nokernel() { expect_fail "no kernel image" bash "$S/run-guest.sh" -k /nonexistent -j hello; }
 t_badkernel() {
 	head -c 1M /dev/urandom > "$T/junk.bzImage"
 	expect_fail "guest" bash "$S/run-guest.sh" -k "$T/junk.bzImage" -j hello -t 60 -o "$T/junk.console"
@@ -546,10 +511,6 @@ t_selftest_present() {
 	[ -x "$BUILD/guest/bin/mmap_miss_recovery" ] ||
 		{ echo "the series has no selftest: no tools/testing/selftests/mm/mmap_miss_recovery.c in the patched tree (build/guest/bin/mmap_miss_recovery missing)"; return 1; }
 }
-# The full series' selftest on KERNEL.
-t_selftest() { selftest_on "$1" "$1"; }
-# The first patch's own selftest on its kernel.
-t_selftest_own() { selftest_on "$1" "$1+own" "$1"; }
 # A quick pass of the stress workloads (guest/jobs/stress.sh quick) on the
 # patched kernel: every byte read checked, no kernel report in the console.
 # make stress runs them in full on the debug kernels.
@@ -558,23 +519,13 @@ t_stress_quick() {
 	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
 		bash "$S/stress.sh"
 }
-# Given a directory on tmpfs, the selftest skips its dir variant and makes
-# its xfs_16k image there.
-t_selftest_tmpfs() { selftest_on patched tmpfs "- /tmp"; }
-# Kernels the final selftest must catch: v3 of the series (variants/v3)
-# and the series without its readahead-flag test (variants/noveto, on top
-# of series/).
-t_variant() {
-	case $1 in
-	noveto) bash "$S/apply-series.sh" -v noveto "$LAB/series" "$LAB/variants/noveto" ;;
-	*) bash "$S/apply-series.sh" -v "$1" "$LAB/variants/$1" ;;
-	esac && bash "$S/build-kernel.sh" "$1"
-}
+# build_variant NAME DIR...: NAME's work tree, lab-base and the patches of
+# each DIR, and its kernel
+build_variant() { bash "$S/apply-series.sh" -v "$1" "${@:2}" && bash "$S/build-kernel.sh" "$1"; }
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
 	cp "$(ls "$LAB"/series/0001-*.patch)" "$d/" || return 1
-	bash "$S/apply-series.sh" -v patch1 "$d" &&
-	bash "$S/build-kernel.sh" patch1
+	build_variant patch1 "$d"
 }
 
 echo "TAP version 13"
@@ -617,50 +568,48 @@ if [ "${CHECK_LAB_ONLY:-0}" = 1 ]; then
 fi
 if check fetch-base t_fetch; then
 	base_note
-	check apply-series t_apply; a=$?
+	check apply-series bash "$S/apply-series.sh"; a=$?
 	check series-roundtrip t_roundtrip
 	check broken-patch-named t_broken
-	check build-base t_build base; b=$?
+	check build-base bash "$S/build-kernel.sh" base; b=$?
 	# a series that does not apply leaves nothing patched to test
 	p=1
-	[ $a = 0 ] && { check build-patched t_build patched; p=$?; }
+	[ $a = 0 ] && { check build-patched bash "$S/build-kernel.sh" patched; p=$?; }
 	# bisection: the first patch alone (its selftest runs further down)
 	p1=1
-	np=0
-	for f in "$LAB"/series/0*.patch; do
-		case $f in *cover-letter.patch) ;; *) [ -e "$f" ] && np=$((np + 1)) ;; esac
-	done
+	np=$(find "$LAB/series" -maxdepth 1 -name '0*.patch' ! -name '*cover-letter.patch' | wc -l)
 	if [ $a = 0 ] && [ "$np" -gt 1 ]; then
 		check build-patch1 t_patch1; p1=$?
 	fi
-	# kernels the final selftest must fail: v3, and the series without
-	# its readahead-flag test
+	# kernels the final selftest must fail: v3 of the series, and the
+	# series without its readahead-flag test (on top of series/)
 	v3=1 nv=1
-	[ $a = 0 ] && { check build-v3 t_variant v3; v3=$?; }
-	[ $a = 0 ] && { check build-noveto t_variant noveto; nv=$?; }
+	[ $a = 0 ] && { check build-v3 build_variant v3 "$LAB/variants/v3"; v3=$?; }
+	[ $a = 0 ] && { check build-noveto build_variant noveto "$LAB/series" "$LAB/variants/noveto"; nv=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
 		check boot-base t_hello
 		check runner-panic t_panic
-		check runner-hang t_hang
-		check runner-job-fails t_jobfail
-		check runner-no-kernel t_nokernel
+		check runner-hang expect_fail "guest hung: no result after 30s" run base -j hang -t 30 -o "$T/hang.console"
+		check runner-job-fails expect_fail "job fail failed in the guest" run base -j fail -t 300 -o "$T/fail.console"
+		check runner-no-kernel expect_fail "no kernel image" bash "$S/run-guest.sh" -k /nonexistent -j hello
 		check runner-junk-kernel t_badkernel
-		if [ $a = 0 ] && grep -q '^patched ' "$LAB/tests/selftest-expect.txt" &&
-		   [ -x "$BUILD/guest/bin/mmap_miss_recovery" ]; then
-			[ $p = 0 ] && check selftest-patched t_selftest patched &&
-				check selftest-on-tmpfs t_selftest_tmpfs
+		if [ $a = 0 ] && t_selftest_present > /dev/null; then
+			# given a directory on tmpfs, the selftest skips its dir
+			# variant and makes its xfs_16k image there
+			[ $p = 0 ] && check selftest-patched selftest_on patched patched &&
+				check selftest-on-tmpfs selftest_on patched tmpfs "- /tmp"
 			[ $p = 0 ] && check stress-quick-patched t_stress_quick
-			check selftest-base t_selftest base
+			check selftest-base selftest_on base base
 			# the first patch alone, with the final selftest and
 			# with its own
 			if [ $p1 = 0 ]; then
-				check selftest-patch1 t_selftest patch1
-				check selftest-patch1-own t_selftest_own patch1
+				check selftest-patch1 selftest_on patch1 patch1
+				check selftest-patch1-own selftest_on patch1 patch1+own patch1
 			fi
-			[ $v3 = 0 ] && check selftest-v3 t_selftest v3
-			[ $nv = 0 ] && check selftest-noveto t_selftest noveto
+			[ $v3 = 0 ] && check selftest-v3 selftest_on v3 v3
+			[ $nv = 0 ] && check selftest-noveto selftest_on noveto noveto
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass
