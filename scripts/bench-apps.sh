@@ -75,8 +75,7 @@ else
 fi
 root=$(bash "$LAB/apps/make-root.sh")
 disk=$(bash "$LAB/apps/make-root.sh" disk)
-log "warming the host's cache of the root and data images"
-cat "$root" "$disk" > /dev/null
+warm "$root" "$disk"
 
 logs=$RESULTS/apps
 rm -rf "$logs"
@@ -98,9 +97,7 @@ boot() {
 }
 k=${#variants[@]}
 for ((r = 0; r < rounds; r++)); do
-	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((k - 1)))
-	else mapfile -t idx < <(seq $((k - 1)) -1 0); fi
-	for i in "${idx[@]}"; do
+	for i in $(abba "$r" "$k"); do
 		v=${variants[i]}
 		# the robot's "before" kernel runs its case only, in one boot
 		case $v in base|patched) ;;

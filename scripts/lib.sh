@@ -72,6 +72,22 @@ build_kernels() {
 	done
 }
 
+# abba ROUND K: the kernel indices 0..K-1 in the order of round ROUND,
+# ascending in even rounds and descending in odd ones (A B, B A, ...), so
+# that each kernel runs as often first as last: the kernel that runs first
+# is otherwise slower on the same work.
+abba() {
+	if [ $(($1 % 2)) = 0 ]; then seq 0 $(($2 - 1)); else seq $(($2 - 1)) -1 0; fi
+}
+
+# warm FILE...: read the images FILE... once on the host, so that the first
+# kernel to boot does not pay for a cold host page cache that the next one
+# finds warm.
+warm() {
+	log "warming the host's cache of ${*##*/}"
+	cat "$@" > /dev/null
+}
+
 # selftest_cc CC TREE HDR OUT [FILE]: build the mm selftest FILE of TREE
 # (default mmap_miss_recovery.c) statically into OUT against the uapi
 # headers HDR ('make headers' of the tree), linked with the helpers the mm

@@ -83,10 +83,7 @@ for p in "${parts[@]}"; do
 	lbs) disks[$d]=$(bash "$S/make-disk.sh" check xfs16k) ;;
 	*) disks[$d]=$(bash "$S/make-disk.sh" "$d") ;;
 	esac
-	# read once on the host, so that the first kernel to run does not
-	# pay for a cold host page cache that the next one finds warm
-	log "warming the host's cache of $(basename "${disks[$d]}")"
-	cat "${disks[$d]}" > /dev/null
+	warm "${disks[$d]}"
 done
 
 mkdir -p "$RESULTS"
