@@ -289,6 +289,42 @@ mmdebstrap_key() {
 		sha256sum | cut -c1-16
 }
 
+# need_root_maker WHO: die unless WHO can make a Debian guest root here:
+# as root (mmdebstrap makes the root's device nodes and owners, mkfs.ext4
+# -d copies them), on Debian, with mkfs.ext4 and mmdebstrap.
+need_root_maker() {
+	[ "$(id -u)" = 0 ] ||
+		die "$1 must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
+	command -v apt-get >/dev/null || die "$1 needs a Debian machine (no apt-get here)"
+	command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
+	command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+}
+
+# unpack TARBALL DIR: DIR anew, the root of TARBALL (owners and modes kept)
+unpack() {
+	rm -rf --one-file-system "$2"
+	mkdir -p "$2"
+	tar -C "$2" --numeric-owner -xpf "$1"
+}
+
+# root_image STAGE IMG LABEL: IMG, an ext4 image labelled LABEL (mkfs.ext4
+# -d, no loop mount) of the guest root unpacked in STAGE, without apt's
+# caches and the docs; the guest boots it as /dev/vda. Made as IMG.tmp,
+# which the caller's trap removes on failure.
+root_image() {
+	local stage=$1 img=$2 mib size
+	rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
+		"$stage"/usr/share/man "$stage"/usr/share/locale
+	echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
+	mib=$(du -sm "$stage" | cut -f1)
+	size=$(( mib + mib / 4 + 256 ))
+	truncate -s ${size}M "$img.tmp"
+	mkfs.ext4 -q -F -L "$3" -E lazy_itable_init=0,lazy_journal_init=0 \
+		-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+	mv "$img.tmp" "$img"
+	log "$3 image: $img (${size} MiB, root $mib MiB)"
+}
+
 # mmdebstrap_tar TARBALL REBUILD NEED_MIB LOG: make TARBALL with
 # mmdebstrap (a minbase root, as mmdebstrap_key describes it; LOG keeps
 # its output), unless it is there with that key and REBUILD is not 1.

@@ -91,12 +91,7 @@ MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")
 dir=$CACHE/benchroot
 mkdir -p "$dir"
-
-[ "$(id -u)" = 0 ] ||
-	die "make-benchroot must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
-command -v apt-get >/dev/null || die "make-benchroot needs a Debian machine (no apt-get here)"
-command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
-command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+need_root_maker make-benchroot
 
 # shellcheck disable=SC2034
 aptopts=(--aptopt='APT::Install-Recommends "false"')
@@ -122,8 +117,7 @@ stage=$dir/stage
 rm -rf --one-file-system "$stage" "$img.tmp"
 trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 need_space "$dir" 4096 "the bench root image"
-mkdir -p "$stage"
-tar -C "$stage" --numeric-owner -xpf "$tarball"
+unpack "$tarball" "$stage"
 # the lab's part: /lab/init, /lab/jobs/*.sh, /lab/bin/* (python and shell)
 mkdir -p "$stage/lab"
 cp -r "$LAB/guest/bench/." "$stage/lab/"
@@ -135,18 +129,8 @@ make -s -C "$LAB/workloads" OUT="$stage/lab/bin" CC="ccache gcc" LDLIBS=-pthread
 	die "building the workloads ($WORKLOADS) failed"
 find "$stage/lab" -name '*.sh' -exec chmod 755 {} +
 [ ! -d "$stage/lab/bin" ] || chmod 755 "$stage/lab/bin/"*
-# no apt caches or docs in the guest
-rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
-	"$stage"/usr/share/man "$stage"/usr/share/locale
-echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
-mib=$(du -sm "$stage" | cut -f1)
-size=$(( mib + mib / 4 + 256 ))
-truncate -s ${size}M "$img.tmp"
-mkfs.ext4 -q -F -L benchroot -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
-mv "$img.tmp" "$img"
+root_image "$stage" "$img" benchroot
 # keep the two images made before this one: another tree of the lab (or a
 # bench still running from one) may boot them
 ls -t "$dir"/root-*.img | tail -n +4 | xargs -r rm -f
-log "bench root image: $img (${size} MiB, root $mib MiB)"
 echo "$img"
