@@ -1,10 +1,8 @@
 #!/bin/bash
-# Fetch Debian's kernel source package through a private apt setup, unpack
-# it into the cache and make it a git repository:
-#   tag "debian-base": the tree exactly as packaged
-#   tag "lab-base":    plus one lab-only commit dropping Debian's top-level
-#                      ignore rule, so new files (selftests, docs) are seen.
-# The series applies on lab-base. Writes $CACHE/base.env.
+# Fetch lab.conf's kernel source package through a private apt setup and
+# make it a git repository in the cache, tagged debian-base (as packaged)
+# and lab-base (what the series applies on; docs/lab.md). Writes
+# $CACHE/base.env.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lab_lock

@@ -133,13 +133,10 @@ private_apt() {
 }
 
 # lab_lock [NAME]: take the lab's lock on this cache ($CACHE/NAME.lock,
-# default "lab"), so that two runs (make demo and make check, say) do not
-# build in the same work trees, obj directories and disk staging at once.
-# Every entry point takes it; scripts they run find it held
-# (MMLAB_LOCK_HELD) and go on. A second run waits for the first, saying who
-# holds the lock, and gives up after MMLAB_LOCK_WAIT seconds (default 7200,
-# longer than a cold make demo). The lock goes with the process that holds
-# it, however it ends.
+# default "lab"; docs/lab.md), so that two runs do not build in the same
+# work trees, obj directories and disk staging at once. Scripts that an
+# entry point runs find it held (MMLAB_LOCK_HELD) and go on. The default
+# wait is longer than a cold make demo.
 lab_lock() {
 	local lock=$CACHE/${1:-lab}.lock wait=${MMLAB_LOCK_WAIT:-7200} who
 	[ "${MMLAB_LOCK_HELD:-}" = "$lock" ] && return 0
@@ -181,11 +178,8 @@ need_space() {
 }
 
 # apt_get_update WHAT APT-GET-OPTIONS...: apt-get update, quietly; on
-# failure die with apt's errors, and say so when the reason is a Release
-# file past its Valid-Until date: the mirror these machines reach can serve
-# such files, and apt refuses them unless Acquire::Check-Valid-Until is
-# "false" (the private setups read the machine's apt.conf.d, so they follow
-# the machine's setting).
+# failure die with apt's errors, saying so when the reason is a Release
+# file past its Valid-Until date (docs/lab.md: the mirror can serve them).
 apt_get_update() {
 	local what=$1 out errs cvu
 	shift

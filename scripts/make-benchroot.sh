@@ -3,26 +3,19 @@
 #   make-benchroot.sh             -> prints the root image's path
 #   make-benchroot.sh disk SCALE  -> prints the data disk's path
 #                                    (SCALE small or full)
-# 1. A minbase Debian 12 root with the real clients the bench runs
-#    (sqlite3, python3-numpy, bpftrace, busybox, util-linux), made with
-#    Debian's mmdebstrap from Debian's archive, through the same mirrors and
-#    with this machine's Acquire::Check-Valid-Until and Acquire::Check-Date
-#    settings, as make fresh-check does. Kept as a tarball, keyed by the
-#    package list, the mirrors and mmdebstrap's version: remade only when one
-#    of them changes.
+# 1. A minbase Debian 12 root with the real clients the bench runs, made
+#    with lib.sh's mmdebstrap_tar as make fresh-check's root is, and kept
+#    as a tarball: remade only when its packages, its mirrors or
+#    mmdebstrap's version change.
 # 2. That root plus the lab's init and jobs (guest/bench/) and the static
-#    workloads it runs (vmscal, random-private, after-random of workloads/,
-#    in /lab/bin) as an ext4 image (mkfs.ext4 -d, no loop mount), keyed by
-#    the tarball, guest/bench/ and those workloads' sources: remade in
-#    seconds when only the jobs change.
-# 3. (disk SCALE) The data disk, ext4, made once per scale and cached
-#    ($CACHE/disks/bench-SCALE-KEY.img, KEY from the sizes): bench.db, an
-#    SQLite database of one table t(id INTEGER PRIMARY KEY, v BLOB) with
-#    1000-byte random blobs (4 rows per 4 KiB page, pages in rowid order),
-#    and array.u8, random bytes for numpy.memmap. Real data, no holes:
-#    every page is read from the device. full: 1.8 M rows, a 1.7 GiB
-#    database (under SQLite's default 2 GiB mmap limit), and a 4 GiB array;
-#    small: 192 Ki rows (192 MiB) and 256 MiB.
+#    workloads it runs (in /lab/bin) as an ext4 image, keyed by the
+#    tarball and their sources: remade in seconds when only the jobs change.
+# 3. (disk SCALE) The data disk, ext4, made once per scale and keyed by its
+#    sizes: bench.db, an SQLite database of one table t(id INTEGER PRIMARY
+#    KEY, v BLOB) with 1000-byte random blobs (4 rows per 4 KiB page, pages
+#    in rowid order), and array.u8, random bytes for numpy.memmap. Real
+#    data, no holes: every page is read from the device. The full-scale
+#    database (1.7 GiB) stays under SQLite's default 2 GiB mmap limit.
 # The guest boots the root as /dev/vda (run-guest.sh -r, snapshot=on: the image
 # never changes) with init=/lab/init.
 #   BENCHROOT_REBUILD=1  make the tarball anew
