@@ -177,16 +177,23 @@ need_space() {
 		die "not enough disk space: $what needs about $need MiB in $dir, only $free MiB free there"
 }
 
+# apt_errors OUTPUT: apt's error lines in OUTPUT (or its last lines when
+# it printed none), indented
+apt_errors() {
+	local errs
+	errs=$(grep -E '^(E|W|Err):' <<<"$1" | sort -u | head -20) || errs=
+	[ -n "$errs" ] || errs=$(tail -n 10 <<<"$1")
+	printf '%s\n' "$errs" | sed 's/^/    /'
+}
+
 # apt_get_update WHAT APT-GET-OPTIONS...: apt-get update, quietly; on
 # failure die with apt's errors, saying so when the reason is a Release
 # file past its Valid-Until date (docs/lab.md: the mirror can serve them).
 apt_get_update() {
-	local what=$1 out errs cvu
+	local what=$1 out cvu
 	shift
 	if out=$(apt-get "$@" -q update 2>&1); then return 0; fi
-	errs=$(grep -E '^(E|W|Err):' <<<"$out" | sort -u | head -20) || errs=
-	[ -n "$errs" ] || errs=$(tail -n 10 <<<"$out")
-	printf '%s\n' "$errs" | sed 's/^/    /' >&2
+	apt_errors "$out" >&2
 	if grep -q -E 'is expired|is no longer valid|Valid-Until' <<<"$out"; then
 		cvu=$(apt-config dump Acquire::Check-Valid-Until 2>/dev/null | grep -m1 . || true)
 		die "$what: apt-get update failed because a Release file has expired (above). apt refuses Release files past their Valid-Until date unless Acquire::Check-Valid-Until is \"false\" (this machine's apt configuration: ${cvu:-not set, so true}); if this mirror is known to serve old Release files, set it in /etc/apt/apt.conf.d/"
