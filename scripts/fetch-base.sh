@@ -11,8 +11,6 @@ APT=$CACHE/apt
 mkdir -p "$CACHE/debs"
 private_apt "$APT" deb
 
-key_of() { echo "$1-$2" | tr '~:' '__'; }
-
 # Fast path: the pinned tree is already there.
 if [ -r "$CACHE/base.env" ]; then
 	. "$CACHE/base.env"
@@ -60,7 +58,7 @@ else
 	warn "*****************************************************************"
 fi
 
-key=$(key_of "$pkg" "$ver")
+key=$(echo "$pkg-$ver" | tr '~:' '__')
 deb=$CACHE/debs/${pkg}_${ver}_all.deb
 src=$CACHE/k/$key/base/src
 # Left behind by a run that failed half-way: the partial download, the
