@@ -12,24 +12,20 @@
 #                        (variants/) are base with 0b9c0aeba938 and with
 #                        its companion 9b0fcac3cfe7 undone
 #   BENCH_ROUNDS=R       boots per kernel (default full 10, small 4)
-#   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (default full 3,
-#                        small 1; 0: none; odd, so that the median is a
-#                        run): 1 % of array.u8 touched at random, in order
-#                        and in strides of 1021, 1024, 2053 and 4099
-#                        pages, read_ahead_kb 8192, in a guest 2.5 times
-#                        smaller than the file (full: 1640M, small: 128M,
-#                        the least the Debian root boots in) and one twice
-#                        its size
+#   BENCH_METHOD_ROUNDS=R rounds of 0b9c0aeba938's method (docs/lab.md),
+#                        read_ahead_kb 8192, in a guest 2.5 times smaller
+#                        than array.u8 (full: 1640M, small: 128M, the least
+#                        the Debian root boots in) and one twice its size
+#                        (default full 3, small 1; 0: none; odd, so that
+#                        the median is a run)
 #   BENCH_AFTER_ROUNDS=R rounds whose bench boot also runs make sharp's
-#                        readers that are not sequential (after-random:
-#                        adversarial, every-other, every-other-warm,
-#                        records + probe) in the first 256 MiB of
-#                        array.u8 (default 4; 0: none)
+#                        readers after random faults (after-random) in the
+#                        first 256 MiB of array.u8 (default 4; 0: none)
 #   BENCH_VMSCAL_ROUNDS=R rounds with a boot of the vm-scalability mmap
-#                        read cases (vmscal) and the random reader of the
-#                        report behind 0b9c0aeba938 (random-private), in
-#                        a guest smaller than the files, of the same size
-#                        at both scales (default full 4, small 2; 0: none)
+#                        read cases (vmscal) and the random reader
+#                        (random-private) in a guest smaller than the
+#                        files, the same at both scales (default full 4,
+#                        small 2; 0: none)
 # The rest is fixed. A bench boot (1 GiB guest, read_ahead_kb 128 on the
 # data disk) runs each case once from a cold cache: SQLite's lookup counts
 # 0 (the control), 300 and 1000 (small: also 301 and 3000, which stick as
@@ -41,24 +37,19 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE...:
-# OUT.md, OUT.json and the charts OUT-*.png from the consoles of the boots,
-# in their order ("bench.sh report ..." runs only this, on consoles already
-# there: make check tests it so)
-report() {
-	python3 "$LAB/scripts/bench_report.py" "$@"
-}
-case ${1:-} in -h|--help)
+report=$LAB/scripts/bench_report.py
+usage="bench.sh report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE..."
+case ${1:-} in
+-h|--help)
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-	echo "bench.sh report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE...: the report alone (scripts/bench_report.py)"
+	echo "$usage: the report alone (scripts/bench_report.py)"
 	exit 0 ;;
-esac
-if [ "${1:-}" = report ]; then
+report)
+	# on consoles already there (make check tests it so)
 	shift
-	[ $# -ge 8 ] || die "usage: bench.sh report OUT SCALE COMMAND ELAPSED_S MEM ROOT DISK ROUND=VARIANT=BZIMAGE=CONSOLE..."
-	report "$@"
-	exit
-fi
+	[ $# -ge 8 ] || die "usage: $usage"
+	exec python3 "$report" "$@" ;;
+esac
 export MMLAB_ENTRY="make bench (scripts/bench.sh)"
 lab_lock
 
@@ -151,5 +142,5 @@ for x in VARIANTS ROUNDS METHOD_ROUNDS AFTER_ROUNDS VMSCAL_ROUNDS; do
 	[ -z "${!x:-}" ] || cmd="$cmd $x=\"${!x}\""
 done
 cmd="$cmd make bench"
-report "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}"
+python3 "$report" "$RESULTS/$name" "$scale" "$cmd" "$elapsed" "$mem" "$root" "$disk" "${runs[@]}"
 log "wrote results/$name.md, results/$name.json and the charts in $((elapsed / 60)) min $((elapsed % 60)) s"
