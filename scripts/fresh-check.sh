@@ -130,8 +130,7 @@ if [ "$warm" = 1 ] && [ -d "$root/root" ]; then
 else
 	[ "$warm" = 1 ] && warn "FRESH_WARM=1 but no earlier root: starting cold"
 	remove_root
-	mkdir -p "$root"
-	tar -C "$root" --numeric-owner -xpf "$tarball"
+	unpack "$tarball" "$root"
 	remove_clone=0
 fi
 need=0
