@@ -29,48 +29,23 @@ lab_lock apps
 A=$LAB/apps
 dir=$CACHE/apps
 mkdir -p "$dir"
-[ "$(id -u)" = 0 ] ||
-	die "apps/make-root.sh must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
-command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
-command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+need_root_maker apps/make-root.sh
 
 SUITE=sid
+# shellcheck disable=SC2034 # for mmdebstrap_tar (lib.sh)
 INCLUDE=$(grep -v -e '^#' -e '^$' "$A/packages.txt" | paste -sd, -)
+# shellcheck disable=SC2034
 MIRRORS=("deb $APT_MIRROR $SUITE main")
+# shellcheck disable=SC2034
 aptopts=(--aptopt='APT::Install-Recommends "false"')
 mmdebstrap_aptopts
-key=$(mmdebstrap_key)
 tarball=$dir/$SUITE-apps.tar
 
 # --- 1. the root tarball -------------------------------------------------
-if [ "${APPSROOT_REBUILD:-0}" = 1 ] || [ ! -s "$tarball" ] ||
-   [ "$(cat "$tarball.key" 2>/dev/null)" != "$key" ]; then
-	need_space "$dir" 3072 "making the apps root"
-	log "apps root: mmdebstrap $SUITE minbase + $INCLUDE"
-	start=$(date +%s)
-	rm -f "$tarball" "$tarball.key"
-	tmp=$dir/.$SUITE-apps.tmp.tar
-	trap 'rm -f "$tmp"' EXIT
-	if ! nice -n 10 mmdebstrap --variant=minbase --format=tar --include="$INCLUDE" \
-		"${aptopts[@]}" "$SUITE" "$tmp" "${MIRRORS[@]}" > "$dir/mmdebstrap.log" 2>&1; then
-		tail -n 30 "$dir/mmdebstrap.log" >&2
-		die "mmdebstrap failed (full log: $dir/mmdebstrap.log)"
-	fi
-	mv "$tmp" "$tarball"
-	rm -f "$tarball.versions"
-	trap - EXIT
-	echo "$key" > "$tarball.key"
-	log "apps root tarball made in $(( $(date +%s) - start ))s ($(du -h "$tarball" | cut -f1))"
-fi
+mmdebstrap_tar "$tarball" "${APPSROOT_REBUILD:-0}" 3072 "$dir/mmdebstrap.log"
+key=$(cat "$tarball.key")
 
 # --- 3. the data disk ----------------------------------------------------
-# a root unpacked for the generators (a chroot of it: sid's python3-gguf
-# and gm at the host's speed)
-unpack() {
-	rm -rf --one-file-system "$1"
-	mkdir -p "$1"
-	tar -C "$1" --numeric-owner -xpf "$tarball"
-}
 make_disk() {
 	local mib=${APPS_MODEL_MIB:-384} geo=${APPS_JPEG:-2400x1600} img stage dkey
 	[[ $mib =~ ^[1-9][0-9]*$ ]] || die "APPS_MODEL_MIB: MiB, not '$mib'"
@@ -83,7 +58,9 @@ make_disk() {
 	stage=$dir/stage-data
 	# shellcheck disable=SC2154 # rc is assigned inside the trap string
 	trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
-	unpack "$stage/root"
+	# a chroot of the root runs the generators: sid's python3-gguf and gm
+	# at the host's speed
+	unpack "$tarball" "$stage/root"
 	mkdir -p "$stage/root/gen" "$stage/data"
 	cp "$A/gen-gguf.py" "$A/gen-jpeg.py" "$stage/root/gen/"
 	log "apps disk: a $mib MiB llama GGUF of random weights (python3-gguf) and a $geo JPEG"
@@ -111,7 +88,7 @@ if [ "${1:-}" = disk ]; then
 	exit 0
 fi
 if [ "${1:-}" = versions ]; then
-	if [ ! -s "$tarball.versions" ]; then
+	if [ ! "$tarball.versions" -nt "$tarball" ]; then
 		tar -xOf "$tarball" ./var/lib/dpkg/status |
 			awk '/^Package:/ {p = $2} /^Version:/ {print p "=" $2}' | LC_ALL=C sort > "$tarball.versions.tmp"
 		mv "$tarball.versions.tmp" "$tarball.versions"
@@ -130,7 +107,7 @@ if [ -s "$img" ]; then echo "$img"; exit 0; fi
 stage=$dir/stage
 trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 need_space "$dir" 2048 "the apps root image"
-unpack "$stage"
+unpack "$tarball" "$stage"
 mkdir -p "$stage/lab/jobs" "$stage/lab/bin" "$stage/lab/lib"
 cp "$A/init" "$stage/lab/init"
 cp "$A"/jobs/*.sh "$stage/lab/jobs/"
@@ -142,17 +119,8 @@ gcc -O2 -Wall -static -pthread -o "$stage/lab/bin/ggufread" "$A/ggufread.c" ||
 gcc -O2 -Wall -shared -fPIC -o "$stage/lab/lib/touch-first.so" "$A/touch-first.c" -ldl ||
 	die "building touch-first.so failed"
 chmod 755 "$stage/lab/init" "$stage"/lab/jobs/* "$stage"/lab/bin/*
-rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
-	"$stage"/usr/share/man "$stage"/usr/share/locale
-echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
-mib=$(du -sm "$stage" | cut -f1)
-size=$(( mib + mib / 4 + 256 ))
-truncate -s ${size}M "$img.tmp"
-mkfs.ext4 -q -F -L appsroot -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+root_image "$stage" "$img" appsroot
 rm -rf --one-file-system "$stage"
 trap - EXIT
-mv "$img.tmp" "$img"
 ls -t "$dir"/root-*.img | tail -n +3 | xargs -r rm -f
-log "apps root image: $img (${size} MiB, root $mib MiB)"
 echo "$img"

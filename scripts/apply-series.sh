@@ -46,7 +46,14 @@ series_at() {
 	echo "$out"
 }
 
+# add_patches DIR: append DIR's patches, but its cover letter, to patches
 patches=()
+add_patches() {
+	local p
+	for p in "$1"/*.patch; do
+		if [ -e "$p" ] && [ "${p##*/}" != 0000-cover-letter.patch ]; then patches+=("$p"); fi
+	done
+}
 for d in "$@"; do
 	[ -d "$d" ] || die "no patch directory $d"
 	# git am runs in another directory: name the patches absolutely
@@ -56,16 +63,9 @@ for d in "$@"; do
 		read -r rev _ < "$d/series-rev" || true
 		[ -n "$rev" ] || die "${d#"$LAB"/}/series-rev names no commit"
 		s=$(series_at "${d#"$LAB"/}" "$rev") || exit 1
-		for p in "$s"/*.patch; do
-			case ${p##*/} in 0000-cover-letter.patch) continue ;; esac
-			patches+=("$p")
-		done
+		add_patches "$s"
 	fi
-	for p in "$d"/*.patch; do
-		[ -e "$p" ] || continue
-		case ${p##*/} in 0000-cover-letter.patch) continue ;; esac
-		patches+=("$p")
-	done
+	add_patches "$d"
 done
 
 stamp=$( (echo "$variant"; git -C "$repo" rev-parse lab-base

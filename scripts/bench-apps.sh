@@ -1,13 +1,9 @@
 #!/bin/bash
-# make bench-apps: the programs the problem was found with, and the kernel
-# test robot's case, from a Debian sid guest root (apps/make-root.sh):
-# Debian's llama.cpp over a model larger than its memory cgroup, and
-# ggufread (apps/ggufread.c), the same reads without the arithmetic;
-# GraphicsMagick's Swirl as pts/graphics-magick runs it. Several boots of
-# each kernel, in the order A B B A ... Writes results/apps.{md,json},
-# results/apps-*.png, and in results/apps/ the consoles, run.env (the
-# lab's commit, QEMU, the command), the root's packages.env and each
-# kernel's info.env:
+# make bench-apps: llama.cpp, ggufread and GraphicsMagick in a Debian sid
+# guest root (apps/make-root.sh), several boots of each kernel in the order
+# A B B A ...; docs/apps.md says what it runs and writes. In results/apps/,
+# run.env has the lab's commit, QEMU and the command, packages.env the
+# root's packages, kernel-VARIANT.env each kernel's info.env:
 # `bash scripts/bench-apps.sh report` remakes the report from them.
 #   APPS_KDIR=DIR        take DIR/VARIANT/bzImage instead of building
 #   APPS_VARIANTS="base patched exp-per-page"  kernels, the first the
@@ -75,8 +71,7 @@ else
 fi
 root=$(bash "$LAB/apps/make-root.sh")
 disk=$(bash "$LAB/apps/make-root.sh" disk)
-log "warming the host's cache of the root and data images"
-cat "$root" "$disk" > /dev/null
+warm "$root" "$disk"
 
 logs=$RESULTS/apps
 rm -rf "$logs"
@@ -98,9 +93,7 @@ boot() {
 }
 k=${#variants[@]}
 for ((r = 0; r < rounds; r++)); do
-	if [ $((r % 2)) = 0 ]; then mapfile -t idx < <(seq 0 $((k - 1)))
-	else mapfile -t idx < <(seq $((k - 1)) -1 0); fi
-	for i in "${idx[@]}"; do
+	for i in $(abba "$r" "$k"); do
 		v=${variants[i]}
 		# the robot's "before" kernel runs its case only, in one boot
 		case $v in base|patched) ;;

@@ -1,12 +1,8 @@
 #!/bin/bash
-# Build the guest kernel of one variant, out of tree, with ccache.
+# Build the guest kernel of one variant (docs/lab.md's "kernel" step).
 #   build-kernel.sh VARIANT [FRAGMENT...]
-# VARIANT's source is $KROOT/VARIANT/src (base: the lab-base tree; others
-# are made by apply-series.sh). Config = tinyconfig + config/guest.config +
-# the extra fragments. The image lands in build/VARIANT/bzImage.
-#   LAB_FLAVOR=NAME  builds VARIANT with config/NAME.config added, in its own
-#       object directory (obj-NAME), into build/VARIANT-NAME/: a debug
-#       kernel (LAB_FLAVOR=debug) never costs the plain one its
+#   LAB_FLAVOR=NAME  adds config/NAME.config, in its own object directory:
+#       a debug kernel (LAB_FLAVOR=debug) never costs the plain one its
 #       incremental build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

@@ -42,13 +42,6 @@ log "installing missing packages with apt-get: $missing"
 export DEBIAN_FRONTEND=noninteractive
 apt_get_update "deps"
 
-# apt_errors OUTPUT: apt's error lines (or its last lines when it printed
-# none), indented
-apt_errors() {
-	local e
-	e=$(grep -E '^(E|W):' <<<"$1") || e=$(tail -n 5 <<<"$1")
-	sed 's/^/    /' <<<"$e"
-}
 # shellcheck disable=SC2086
 if ! out=$(apt-get install -y -q --no-install-recommends $missing 2>&1); then
 	# apt installs all or nothing: find which ones it cannot install

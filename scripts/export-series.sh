@@ -18,13 +18,10 @@ git -C "$src" diff --quiet HEAD || die "$variant has uncommitted changes: commit
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=${SERIES_OUT:-$LAB/series}
-# The patches must not depend on who exports them: the user's and the
-# system's git configuration can change what format-patch writes
-# (diff.noprefix, diff.mnemonicPrefix, color.ui=always, diff.algorithm,
-# format.*), and then the series no longer applies or no longer exports
-# byte for byte the same. So format-patch reads only the work tree's own
-# configuration (the branch description) and fixed options; the user's
-# name and address stay available, for a sign-off.
+# The patches must not depend on who exports them (docs/lab.md): with the
+# user's or the system's git configuration the series may no longer apply
+# or no longer export byte for byte the same. The user's name and address
+# stay available, for a sign-off.
 uname=$(git -C "$src" config user.name) || uname=
 uemail=$(git -C "$src" config user.email) || uemail=
 # Who sends the series: the patches carry the placeholder identity below

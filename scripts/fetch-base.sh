@@ -1,10 +1,8 @@
 #!/bin/bash
-# Fetch Debian's kernel source package through a private apt setup, unpack
-# it into the cache and make it a git repository:
-#   tag "debian-base": the tree exactly as packaged
-#   tag "lab-base":    plus one lab-only commit dropping Debian's top-level
-#                      ignore rule, so new files (selftests, docs) are seen.
-# The series applies on lab-base. Writes $CACHE/base.env.
+# Fetch lab.conf's kernel source package through a private apt setup and
+# make it a git repository in the cache, tagged debian-base (as packaged)
+# and lab-base (what the series applies on; docs/lab.md). Writes
+# $CACHE/base.env.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lab_lock
@@ -12,8 +10,6 @@ lab_lock
 APT=$CACHE/apt
 mkdir -p "$CACHE/debs"
 private_apt "$APT" deb
-
-key_of() { echo "$1-$2" | tr '~:' '__'; }
 
 # Fast path: the pinned tree is already there.
 if [ -r "$CACHE/base.env" ]; then
@@ -62,7 +58,7 @@ else
 	warn "*****************************************************************"
 fi
 
-key=$(key_of "$pkg" "$ver")
+key=$(echo "$pkg-$ver" | tr '~:' '__')
 deb=$CACHE/debs/${pkg}_${ver}_all.deb
 src=$CACHE/k/$key/base/src
 # Left behind by a run that failed half-way: the partial download, the

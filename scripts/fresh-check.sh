@@ -1,25 +1,18 @@
 #!/bin/bash
 # make fresh-check: the README's two commands as a new user meets them, on
-# a new Debian 12 root.
-#   1. A minbase bookworm root with what such a user has (build-essential,
-#      git, make, python3, ca-certificates, xz-utils), made once with
-#      Debian's mmdebstrap (installed with apt when missing) and kept as a
-#      tarball. It carries this machine's Acquire::Check-Valid-Until and
-#      Acquire::Check-Date settings, as a root made on this machine would.
-#   2. A fresh copy of it, with a clone of this checkout's HEAD in
-#      /root/lab and an empty lab cache (/root/.cache/mmlab).
-#   3. As root in a chroot (with /proc, /sys, /dev, /dev/pts and /dev/shm
-#      mounted; unmounted by a trap however the run ends): `make demo`,
-#      then `make check`.
-#   4. Both times, and the last "N passed, N failed" of make check.
+# a new Debian 12 root (docs/lab.md says what it has): the root is made
+# once with Debian's mmdebstrap (installed with apt when missing) and kept
+# as a tarball; each run unpacks a fresh copy, clones this checkout's HEAD
+# into /root/lab, and runs the steps as root in a chroot with an empty lab
+# cache (/proc, /sys, /dev, /dev/pts and /dev/shm mounted, and unmounted
+# by a trap however the run ends); it prints each step's time, and make
+# check's last "N passed, N failed".
 # Options (environment):
-#   FRESH_CHECK_ONLY=deps,base,lab,demo,check  steps to run, in that
-#                    order (default demo,check; deps and base run deps.sh
-#                    and fetch-base.sh alone, lab make check-lab, for a
-#                    quicker look; bench-small and bench run make
-#                    bench-small, make bench and make bench-apps, each
-#                    with its kernels, Debian guest root and data disk
-#                    made from nothing)
+#   FRESH_CHECK_ONLY=STEP,...  the steps, in that order (default
+#                    demo,check): deps and base (deps.sh and fetch-base.sh
+#                    alone), lab (make check-lab), demo, check, and
+#                    bench-small, bench and bench-apps (each making its
+#                    kernels, guest root and data disk from nothing)
 #   FRESH_WARM=1     keep the previous run's root, lab cache included, and
 #                    only replace the clone (a warm run, not a fresh one)
 #   FRESH_REBUILD=1  make the root tarball anew
@@ -49,9 +42,18 @@ tarball=$FRESH_DIR/$SUITE-minbase.tar
 root=$FRESH_DIR/root
 logs=$FRESH_DIR/logs
 
+# each step's command in the root, and roughly the space it needs:
+# packages, base tree, kernels and disk images, the check disk and the
+# extra trees of make check
+declare -A step_cmd=([deps]="bash scripts/deps.sh" [base]="bash scripts/fetch-base.sh"
+	[lab]="make check-lab" [demo]="make demo" [check]="make check"
+	[bench-small]="make bench-small" [bench]="make bench" [bench-apps]="make bench-apps")
+declare -A step_mib=([deps]=2048 [base]=4608 [lab]=0 [demo]=26624 [check]=8192
+	[bench-small]=16384 [bench]=28672 [bench-apps]=20480)
 steps=${FRESH_CHECK_ONLY:-demo,check}
 for s in ${steps//,/ }; do
-	case $s in deps|base|lab|demo|check|bench-small|bench|bench-apps) ;; *) die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench, bench-apps)" ;; esac
+	[ -n "${step_cmd[$s]:-}" ] ||
+		die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench, bench-apps)"
 done
 
 # --- mounts: everything mounted is in $mounted, unmounted by the trap ----
@@ -115,8 +117,6 @@ remove_root() {
 # --- 1. the root tarball -------------------------------------------------
 command -v mmdebstrap >/dev/null || MMLAB_DEPS_PKGS=mmdebstrap bash "$LAB/scripts/deps.sh" ||
 	die "fresh-check cannot run here: mmdebstrap is not installed and could not be installed (above)"
-# This machine's answer to "may a Release file be past its Valid-Until
-# date" (and "from the future"), for the new root's apt as for ours.
 # shellcheck disable=SC2034
 aptopts=()
 mmdebstrap_aptopts
@@ -130,19 +130,11 @@ if [ "$warm" = 1 ] && [ -d "$root/root" ]; then
 else
 	[ "$warm" = 1 ] && warn "FRESH_WARM=1 but no earlier root: starting cold"
 	remove_root
-	mkdir -p "$root"
-	tar -C "$root" --numeric-owner -xpf "$tarball"
+	unpack "$tarball" "$root"
 	remove_clone=0
 fi
-# each step needs roughly this much: packages, base tree, kernels and
-# disk images, the check disk and the extra trees of make check
 need=0
-for s in ${steps//,/ }; do
-	case $s in deps) need=$((need + 2048)) ;; base) need=$((need + 4608)) ;; lab) ;;
-	demo) need=$((need + 26624)) ;; check) need=$((need + 8192)) ;;
-	bench-small) need=$((need + 16384)) ;; bench) need=$((need + 28672)) ;;
-	bench-apps) need=$((need + 20480)) ;; esac
-done
+for s in ${steps//,/ }; do need=$((need + step_mib[$s])); done
 need_space "$root" "$need" "fresh-check ($steps)"
 
 if [ -n "$(git -C "$LAB" status --porcelain --untracked-files=no)" ]; then
@@ -172,16 +164,7 @@ mkdir -p "$logs"
 summary=()
 failed=0
 for s in ${steps//,/ }; do
-	case $s in
-	deps)  cmd="bash scripts/deps.sh" ;;
-	base)  cmd="bash scripts/fetch-base.sh" ;;
-	lab)   cmd="make check-lab" ;;
-	demo)  cmd="make demo" ;;
-	check) cmd="make check" ;;
-	bench-small) cmd="make bench-small" ;;
-	bench) cmd="make bench" ;;
-	bench-apps) cmd="make bench-apps" ;;
-	esac
+	cmd=${step_cmd[$s]}
 	log "in the root, as root: cd /root/lab && $cmd (log: $logs/$s.log)"
 	start=$(date +%s)
 	# in the background and waited for, so that a signal reaches the

@@ -72,6 +72,22 @@ build_kernels() {
 	done
 }
 
+# abba ROUND K: the kernel indices 0..K-1 in the order of round ROUND,
+# ascending in even rounds and descending in odd ones (A B, B A, ...), so
+# that each kernel runs as often first as last: the kernel that runs first
+# is otherwise slower on the same work.
+abba() {
+	if [ $(($1 % 2)) = 0 ]; then seq 0 $(($2 - 1)); else seq $(($2 - 1)) -1 0; fi
+}
+
+# warm FILE...: read the images FILE... once on the host, so that the first
+# kernel to boot does not pay for a cold host page cache that the next one
+# finds warm.
+warm() {
+	log "warming the host's cache of ${*##*/}"
+	cat "$@" > /dev/null
+}
+
 # selftest_cc CC TREE HDR OUT [FILE]: build the mm selftest FILE of TREE
 # (default mmap_miss_recovery.c) statically into OUT against the uapi
 # headers HDR ('make headers' of the tree), linked with the helpers the mm
@@ -117,13 +133,10 @@ private_apt() {
 }
 
 # lab_lock [NAME]: take the lab's lock on this cache ($CACHE/NAME.lock,
-# default "lab"), so that two runs (make demo and make check, say) do not
-# build in the same work trees, obj directories and disk staging at once.
-# Every entry point takes it; scripts they run find it held
-# (MMLAB_LOCK_HELD) and go on. A second run waits for the first, saying who
-# holds the lock, and gives up after MMLAB_LOCK_WAIT seconds (default 7200,
-# longer than a cold make demo). The lock goes with the process that holds
-# it, however it ends.
+# default "lab"; docs/lab.md), so that two runs do not build in the same
+# work trees, obj directories and disk staging at once. Scripts that an
+# entry point runs find it held (MMLAB_LOCK_HELD) and go on. The default
+# wait is longer than a cold make demo.
 lab_lock() {
 	local lock=$CACHE/${1:-lab}.lock wait=${MMLAB_LOCK_WAIT:-7200} who
 	[ "${MMLAB_LOCK_HELD:-}" = "$lock" ] && return 0
@@ -164,19 +177,23 @@ need_space() {
 		die "not enough disk space: $what needs about $need MiB in $dir, only $free MiB free there"
 }
 
+# apt_errors OUTPUT: apt's error lines in OUTPUT (or its last lines when
+# it printed none), indented
+apt_errors() {
+	local errs
+	errs=$(grep -E '^(E|W|Err):' <<<"$1" | sort -u | head -20) || errs=
+	[ -n "$errs" ] || errs=$(tail -n 10 <<<"$1")
+	printf '%s\n' "$errs" | sed 's/^/    /'
+}
+
 # apt_get_update WHAT APT-GET-OPTIONS...: apt-get update, quietly; on
-# failure die with apt's errors, and say so when the reason is a Release
-# file past its Valid-Until date: the mirror these machines reach can serve
-# such files, and apt refuses them unless Acquire::Check-Valid-Until is
-# "false" (the private setups read the machine's apt.conf.d, so they follow
-# the machine's setting).
+# failure die with apt's errors, saying so when the reason is a Release
+# file past its Valid-Until date (docs/lab.md: the mirror can serve them).
 apt_get_update() {
-	local what=$1 out errs cvu
+	local what=$1 out cvu
 	shift
 	if out=$(apt-get "$@" -q update 2>&1); then return 0; fi
-	errs=$(grep -E '^(E|W|Err):' <<<"$out" | sort -u | head -20) || errs=
-	[ -n "$errs" ] || errs=$(tail -n 10 <<<"$out")
-	printf '%s\n' "$errs" | sed 's/^/    /' >&2
+	apt_errors "$out" >&2
 	if grep -q -E 'is expired|is no longer valid|Valid-Until' <<<"$out"; then
 		cvu=$(apt-config dump Acquire::Check-Valid-Until 2>/dev/null | grep -m1 . || true)
 		die "$what: apt-get update failed because a Release file has expired (above). apt refuses Release files past their Valid-Until date unless Acquire::Check-Valid-Until is \"false\" (this machine's apt configuration: ${cvu:-not set, so true}); if this mirror is known to serve old Release files, set it in /etc/apt/apt.conf.d/"
@@ -271,6 +288,42 @@ mmdebstrap_key() {
 	{ echo "$SUITE $INCLUDE"; printf '%s\n' "${MIRRORS[@]}" "${aptopts[@]}"
 	  dpkg-query -W -f='${Version}\n' mmdebstrap 2>/dev/null || true; } |
 		sha256sum | cut -c1-16
+}
+
+# need_root_maker WHO: die unless WHO can make a Debian guest root here:
+# as root (mmdebstrap makes the root's device nodes and owners, mkfs.ext4
+# -d copies them), on Debian, with mkfs.ext4 and mmdebstrap.
+need_root_maker() {
+	[ "$(id -u)" = 0 ] ||
+		die "$1 must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
+	command -v apt-get >/dev/null || die "$1 needs a Debian machine (no apt-get here)"
+	command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
+	command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+}
+
+# unpack TARBALL DIR: DIR anew, the root of TARBALL (owners and modes kept)
+unpack() {
+	rm -rf --one-file-system "$2"
+	mkdir -p "$2"
+	tar -C "$2" --numeric-owner -xpf "$1"
+}
+
+# root_image STAGE IMG LABEL: IMG, an ext4 image labelled LABEL (mkfs.ext4
+# -d, no loop mount) of the guest root unpacked in STAGE, without apt's
+# caches and the docs; the guest boots it as /dev/vda. Made as IMG.tmp,
+# which the caller's trap removes on failure.
+root_image() {
+	local stage=$1 img=$2 mib size
+	rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
+		"$stage"/usr/share/man "$stage"/usr/share/locale
+	echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
+	mib=$(du -sm "$stage" | cut -f1)
+	size=$(( mib + mib / 4 + 256 ))
+	truncate -s ${size}M "$img.tmp"
+	mkfs.ext4 -q -F -L "$3" -E lazy_itable_init=0,lazy_journal_init=0 \
+		-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
+	mv "$img.tmp" "$img"
+	log "$3 image: $img (${size} MiB, root $mib MiB)"
 }
 
 # mmdebstrap_tar TARBALL REBUILD NEED_MIB LOG: make TARBALL with

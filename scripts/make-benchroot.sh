@@ -3,26 +3,19 @@
 #   make-benchroot.sh             -> prints the root image's path
 #   make-benchroot.sh disk SCALE  -> prints the data disk's path
 #                                    (SCALE small or full)
-# 1. A minbase Debian 12 root with the real clients the bench runs
-#    (sqlite3, python3-numpy, bpftrace, busybox, util-linux), made with
-#    Debian's mmdebstrap from Debian's archive, through the same mirrors and
-#    with this machine's Acquire::Check-Valid-Until and Acquire::Check-Date
-#    settings, as make fresh-check does. Kept as a tarball, keyed by the
-#    package list, the mirrors and mmdebstrap's version: remade only when one
-#    of them changes.
+# 1. A minbase Debian 12 root with the real clients the bench runs, made
+#    with lib.sh's mmdebstrap_tar as make fresh-check's root is, and kept
+#    as a tarball: remade only when its packages, its mirrors or
+#    mmdebstrap's version change.
 # 2. That root plus the lab's init and jobs (guest/bench/) and the static
-#    workloads it runs (vmscal, random-private, after-random of workloads/,
-#    in /lab/bin) as an ext4 image (mkfs.ext4 -d, no loop mount), keyed by
-#    the tarball, guest/bench/ and those workloads' sources: remade in
-#    seconds when only the jobs change.
-# 3. (disk SCALE) The data disk, ext4, made once per scale and cached
-#    ($CACHE/disks/bench-SCALE-KEY.img, KEY from the sizes): bench.db, an
-#    SQLite database of one table t(id INTEGER PRIMARY KEY, v BLOB) with
-#    1000-byte random blobs (4 rows per 4 KiB page, pages in rowid order),
-#    and array.u8, random bytes for numpy.memmap. Real data, no holes:
-#    every page is read from the device. full: 1.8 M rows, a 1.7 GiB
-#    database (under SQLite's default 2 GiB mmap limit), and a 4 GiB array;
-#    small: 192 Ki rows (192 MiB) and 256 MiB.
+#    workloads it runs (in /lab/bin) as an ext4 image, keyed by the
+#    tarball and their sources: remade in seconds when only the jobs change.
+# 3. (disk SCALE) The data disk, ext4, made once per scale and keyed by its
+#    sizes: bench.db, an SQLite database of one table t(id INTEGER PRIMARY
+#    KEY, v BLOB) with 1000-byte random blobs (4 rows per 4 KiB page, pages
+#    in rowid order), and array.u8, random bytes for numpy.memmap. Real
+#    data, no holes: every page is read from the device. The full-scale
+#    database (1.7 GiB) stays under SQLite's default 2 GiB mmap limit.
 # The guest boots the root as /dev/vda (run-guest.sh -r, snapshot=on: the image
 # never changes) with init=/lab/init.
 #   BENCHROOT_REBUILD=1  make the tarball anew
@@ -91,12 +84,7 @@ MIRRORS=("deb http://deb.debian.org/debian $SUITE main"
 	 "deb http://deb.debian.org/debian-security $SUITE-security main")
 dir=$CACHE/benchroot
 mkdir -p "$dir"
-
-[ "$(id -u)" = 0 ] ||
-	die "make-benchroot must run as root: mmdebstrap makes the root's device nodes and owners, mkfs.ext4 -d copies them"
-command -v apt-get >/dev/null || die "make-benchroot needs a Debian machine (no apt-get here)"
-command -v mkfs.ext4 >/dev/null || die "no mkfs.ext4 (scripts/deps.sh installs e2fsprogs)"
-command -v mmdebstrap >/dev/null || die "no mmdebstrap (scripts/deps.sh bench installs it)"
+need_root_maker make-benchroot
 
 # shellcheck disable=SC2034
 aptopts=(--aptopt='APT::Install-Recommends "false"')
@@ -122,8 +110,7 @@ stage=$dir/stage
 rm -rf --one-file-system "$stage" "$img.tmp"
 trap 'rc=$?; rm -rf --one-file-system "$stage"; [ $rc = 0 ] || rm -f "$img.tmp"; exit $rc' EXIT
 need_space "$dir" 4096 "the bench root image"
-mkdir -p "$stage"
-tar -C "$stage" --numeric-owner -xpf "$tarball"
+unpack "$tarball" "$stage"
 # the lab's part: /lab/init, /lab/jobs/*.sh, /lab/bin/* (python and shell)
 mkdir -p "$stage/lab"
 cp -r "$LAB/guest/bench/." "$stage/lab/"
@@ -135,18 +122,8 @@ make -s -C "$LAB/workloads" OUT="$stage/lab/bin" CC="ccache gcc" LDLIBS=-pthread
 	die "building the workloads ($WORKLOADS) failed"
 find "$stage/lab" -name '*.sh' -exec chmod 755 {} +
 [ ! -d "$stage/lab/bin" ] || chmod 755 "$stage/lab/bin/"*
-# no apt caches or docs in the guest
-rm -rf "$stage"/var/cache/apt/*.bin "$stage"/var/lib/apt/lists/* "$stage"/usr/share/doc \
-	"$stage"/usr/share/man "$stage"/usr/share/locale
-echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
-mib=$(du -sm "$stage" | cut -f1)
-size=$(( mib + mib / 4 + 256 ))
-truncate -s ${size}M "$img.tmp"
-mkfs.ext4 -q -F -L benchroot -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$stage" "$img.tmp" || die "mkfs.ext4 -d failed"
-mv "$img.tmp" "$img"
+root_image "$stage" "$img" benchroot
 # keep the two images made before this one: another tree of the lab (or a
 # bench still running from one) may boot them
 ls -t "$dir"/root-*.img | tail -n +4 | xargs -r rm -f
-log "bench root image: $img (${size} MiB, root $mib MiB)"
 echo "$img"

@@ -1,14 +1,13 @@
 #!/bin/bash
-# make demo, demo-small, sharp and fixes: workload lists, run side by side.
+# make demo, demo-small, sharp and fixes: workload lists, run side by side
+# (docs/lab.md says what each list and case is).
 #   side-by-side.sh demo|demo-small|sharp|fixes
 # A list is one or more reports; a report is its kernels and its parts; a
 # part is a guest job (guest/jobs/JOB.sh) with its arguments, data disk
-# and guest size. Every kernel of a report boots once per part, in turn;
-# each kernel's consoles, joined, are results/console-REPORT-KERNEL.log,
-# and results/REPORT.{md,json} (scripts/report.py) compares them, the
-# first kernel the reference, with each guest command (the scale of its
-# case) and every kernel's commit. docs/lab.md says what each list and
-# case is. The scale of make sharp:
+# and guest size. Each kernel's consoles, joined, are
+# results/console-REPORT-KERNEL.log; results/REPORT.{md,json}
+# (scripts/report.py) compares them, the first kernel the reference.
+# The scale of make sharp:
 #   SHARP_THP_MIB     the VM_HUGEPAGE passes after random faults (512)
 #   SHARP_READS       the plain random reader's reads per run (524288)
 #   SHARP_SPARSE_MIB  its sparse file (4096), in a SHARP_RANDOM_MEM guest (1G)
@@ -16,8 +15,6 @@
 #   SHARP_STREAM_MIB  the four streams together (1024), in a
 #                     SHARP_STREAM_MEM guest (512M)
 #   SHARP_VARIANTS    the kernels (base v3 patched), base first
-# patched is series/, applied as make apply applies it; the other kernels
-# but base are variants/NAME.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -83,10 +80,7 @@ for p in "${parts[@]}"; do
 	lbs) disks[$d]=$(bash "$S/make-disk.sh" check xfs16k) ;;
 	*) disks[$d]=$(bash "$S/make-disk.sh" "$d") ;;
 	esac
-	# read once on the host, so that the first kernel to run does not
-	# pay for a cold host page cache that the next one finds warm
-	log "warming the host's cache of $(basename "${disks[$d]}")"
-	cat "${disks[$d]}" > /dev/null
+	warm "${disks[$d]}"
 done
 
 mkdir -p "$RESULTS"
