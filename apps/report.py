@@ -394,7 +394,9 @@ def lab_boot(job):
     t = 1800 if job == "gm" else 3600
     lines += wrap(f"bash scripts/run-guest.sh -k build/{b['variant']}/bzImage -r \"$root\" "
                   f"-d \"$disk\" -m {mem} -t {t} -j {job} -a \"{b['args']}\"")
-    lines.append("        # (build/exp-per-page/bzImage, build/patched/bzImage: the other kernels)")
+    others = ", ".join(f"build/{v}/bzImage" for v in variants if v != b["variant"])
+    if others:
+        lines.append(f"        # (the other kernels: {others})")
     return lines
 
 

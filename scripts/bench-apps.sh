@@ -12,17 +12,18 @@
 #                        "before"; it runs GraphicsMagick only, all its
 #                        runs in one boot
 # A boot of base or the series runs apps/jobs/llama.sh's cases (docs/apps.md
-# says what each is and how long a run takes here): llama-touch300 in the
-# first APPS_LLAMA rounds, read-rand300, read-bare-plain,
-# read-bare-rand300 and gm.
+# says what each is and how long a run takes here): llama-plain and
+# llama-touch300 in the first APPS_LLAMA rounds, read-rand300,
+# read-after300, read-bare-plain, read-bare-rand300 and gm.
 #   APPS_ROUNDS=3        boots of each kernel for each client
 #   APPS_TOKENS=3        llama.cpp's longer generation (-n 1 and -n N;
 #                        one token takes about 12 s under TCG here)
 #   APPS_PASSES=2        ggufread's passes (tokens) a run
 #   APPS_MEMMAX=256M     memory.max of the cgroup the model is read in
 #                        (APPS_MODEL_MIB=384, the model, 1.5 times that)
-#   APPS_LLAMA=1         the rounds that run llama.cpp (a pair of runs
-#                        takes 2 to 2.5 min under TCG; 0: ggufread only)
+#   APPS_LLAMA=ROUNDS    the rounds that run llama.cpp (every one; a
+#                        pair of runs takes 1 to 2.5 min under TCG here;
+#                        0: ggufread only)
 #   APPS_CASES=...       the llama boot's cases instead, ':'-separated
 #                        (llama-plain, llama-touch300, llama-after300,
 #                        read-plain, read-rand300, read-after300,
@@ -44,7 +45,7 @@ rounds=${APPS_ROUNDS:-3}
 tokens=${APPS_TOKENS:-3}
 passes=${APPS_PASSES:-2}
 memmax=${APPS_MEMMAX:-256M}
-llama=${APPS_LLAMA:-1}
+llama=${APPS_LLAMA:-$rounds}
 gm=${APPS_GM:-1:8}
 mem=${APPS_MEM:-1G}
 read -r -a variants <<<"${APPS_VARIANTS:-base patched exp-per-page}"
@@ -101,8 +102,8 @@ for ((r = 0; r < rounds; r++)); do
 				boot "$i" gm 1800 "$r $(( ${gm%%:*} * rounds )) ${gm#*:}"
 			continue ;;
 		esac
-		cases=read-rand300:read-bare-plain:read-bare-rand300
-		[ "$r" -ge "$llama" ] || cases=llama-touch300:$cases
+		cases=read-rand300:read-after300:read-bare-plain:read-bare-rand300
+		[ "$r" -ge "$llama" ] || cases=llama-plain:llama-touch300:$cases
 		[ "${gm%%:*}" = 0 ] || cases=$cases:gm
 		cases=${APPS_CASES:-$cases}
 		boot "$i" llama 3600 "$r $tokens $passes $memmax 128 $cases $gm"
