@@ -216,9 +216,14 @@ def table(title, intro, rows, keys, *groups):
         md.append(caption + "\n")
         md.extend(md_table([h for h, _ in cols], [[fn(s) for _, fn in cols] for s in rows]))
         md.append("")
-    md.append("Commands (in the guest):\n")
-    md.extend(f"- `{c}`" for c in dict.fromkeys(s["command"] for s in rows))
-    md.append("")
+    # as the kernel test robot gives it: the commands, in a block
+    md.extend(["To reproduce:", "", "```",
+               "        # on Debian 12, as root, in a clone of the lab: builds the kernels,",
+               "        # makes the guest root and the data disk, boots each kernel",
+               f"        {cmd}",
+               "        # what each boot runs in the guest (data disk on /mnt; SEED: the round)"])
+    md.extend(f"        {c}" for c in dict.fromkeys(s["command"] for s in rows))
+    md.extend(["```", ""])
 
 def cnt(key):
     return lambda s: mmm(s[key], "{:.0f}")

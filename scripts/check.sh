@@ -375,10 +375,10 @@ t_bench_report() {
 	local want
 	for want in \
 		'| 1000 | base | 2 | 2 | 600 | 900 |' '| 1000 | base | 2 | 5.00 | 5.0 |' \
-		'| 1000 | patched | 1 | 0 | 40 | 900 |' '- `sqlite-scan bench.db 1000 SEED`' \
+		'| 1000 | patched | 1 | 0 | 40 | 900 |' '        sqlite-scan bench.db 1000 SEED' \
 		'| mmap-pread-rand | patched | 1 | 65536 (16384) | 13700 | 17170 |' \
 		'| mmap-pread-rand | patched | 1 | +1.00 | -58 (-0.42 %) | 2.50 | +0.00 |' \
-		'- `vmscal -d vdb -k 128 -f array.u8 -l 256 -m rand -n 16384 -s SEED -w mmap-pread-rand`' \
+		'        vmscal -d vdb -k 128 -f array.u8 -l 256 -m rand -n 16384 -s SEED -w mmap-pread-rand' \
 		'| patched | 1 | 24390 | 28280 | +1.00 |' '| patched | 1 | 200 | 0.90 | +0.00 |' \
 		'| records (access) | patched | 1 | 8000 | 6643 | 6380 | +4.12 |' \
 		'| records (probe) | base | 2 | 1.00 | 50 | 0.02 |' '; lab commit ' \
