@@ -26,11 +26,11 @@ help:            ## this list | instant | nothing
 		t = $$1; sub(/:.*/, "", t); n = split($$2, f, / \| /); \
 		put(f[1]); if (n > 1) put("time: " f[2] "; needs: " (n > 2 ? f[3] : "nothing")) \
 	}' $(firstword $(MAKEFILE_LIST))
-demo:            ## the two traps on base and the series, then recovery on 16 KiB blocks -> results/demo{,-lbs}.{md,json} | 28 min from nothing, 8-12 with kernels built | root, network
+demo:            ## the two traps on base and the series, then recovery on 16 KiB blocks -> results/demo{,-lbs}.{md,json} | 23 min from nothing, 8-12 with kernels built | root, network
 	bash $(S)/side-by-side.sh demo
 demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-3 min with kernels built | root, network
 	bash $(S)/side-by-side.sh demo-small
-check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 7 min in CI with the cache, 29 min on a new root | root, network
+check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 3-7 min in CI with the cache, 8 min after make demo on a new root, 29 cold | root, network
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 15 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
