@@ -38,7 +38,7 @@ bench:           ## real clients (SQLite, numpy), vm-scalability cases, random r
 	bash $(S)/bench.sh
 bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 17 min from nothing | root, network
 	BENCH_SCALE=small bash $(S)/bench.sh
-bench-apps:      ## llama.cpp, ggufread, GraphicsMagick in a sid guest on base, 0b9c0aeba938 reverted and v4 -> results/apps.{md,json} | not timed end to end yet; about 22 min estimated with the kernels and the sid root cached (the root alone 2 min 45 s) | root, network
+bench-apps:      ## llama.cpp, ggufread, GraphicsMagick in a sid guest on base, 0b9c0aeba938 reverted and v4 -> results/apps.{md,json} | 31 min from nothing, 16 of it the boots | root, network
 	bash $(S)/bench-apps.sh
 trace:           ## mmap_miss and each readahead decision per fault (bpftrace), SQLite on base and patched -> results/trace.md | 41 s with its kernels built, first build 21 min | root, network
 	bash $(S)/trace.sh
