@@ -25,11 +25,13 @@ if sys.argv[1:2] == ["--again"] and len(sys.argv) == 3:
     runs = [(b["round"], b["variant"], None, os.path.join(os.path.dirname(out), b["console"]))
             for b in old["boots"]]
     lab = os.environ.get("MMLAB_LAB_COMMIT") or old.get("lab_commit") or "not recorded"
+    guests = old.get("guests_at_once", 1)
 elif len(sys.argv) >= 9:
     out, scale, cmd, elapsed, mem, root, disk = sys.argv[1:8]
     runs = [a.split("=", 3) for a in sys.argv[8:]]
     date, kernels = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), {}
     lab = lab_commit()
+    guests = int(os.environ.get("LAB_GUESTS", "1"))
 else:
     sys.exit(__doc__)
 variants = []
@@ -188,7 +190,7 @@ for wl in ("adversarial", "every-other", "every-other-warm", "records"):
 summary += ar
 
 doc = {"command": cmd, "scale": scale, "date": date, "lab_commit": lab,
-       "elapsed_s": int(elapsed), "accel": sorted(accel), "guest_mem": mem,
+       "elapsed_s": int(elapsed), "guests_at_once": guests, "accel": sorted(accel), "guest_mem": mem,
        "read_ahead_kb": sorted({b["read_ahead_kb"] for b in boots}),
        "root_image": os.path.basename(root), "data_disk": os.path.basename(disk),
        "kernels": kernels, "order": [f'{b["round"]}:{b["variant"]}:{b["job"]}' for b in boots],
@@ -244,9 +246,11 @@ md.append(f"Accelerator: {', '.join(doc['accel'])}; guest memory {mem}; data dis
           f"make-benchroot.sh), data {doc['data_disk']}.  ")
 md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256 {k['sha256_16']})"
                                    for v, k in kernels.items()) + ".  ")
-md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} (one boot = one run of every case, "
-          "each from a cold cache; seeds follow the round, the same for every kernel; the "
-          "method's and the vm-scalability boots follow each kernel's bench boot). "
+together = f"the kernels of a round {guests} at a time side by side; " if guests > 1 else ""
+md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} ({together}"
+          "one boot = one run of every case, each from a cold cache; seeds follow the round, "
+          "the same for every kernel; the method's and the vm-scalability boots follow each "
+          "kernel's bench boot). "
           "Figures a / b / c are the min / median / max of the runs, one figure where "
           "the three are the same.\n")
 if sq:

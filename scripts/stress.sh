@@ -5,8 +5,8 @@
 # DEBUG_VM_PGFLAGS, DEBUG_ATOMIC_SLEEP, fault injection). A run fails on
 # any data mismatch, any failed workload, a guest that does not finish, or
 # any report of the kernel in its console (scripts/stress_report.py),
-# which is shown. Prints the counts per kernel and writes
-# results/stress.{md,json}.
+# which is shown. The kernels run side by side (LAB_GUESTS at a time).
+# Prints the counts per kernel and writes results/stress.{md,json}.
 #   STRESS_VARIANTS  the kernels (base patched)
 #   STRESS_FLAVOR    their flavour (debug; empty: the plain lab kernels)
 #   STRESS_MODE      the job's size (full; quick is make check's pass)
@@ -47,16 +47,21 @@ export LAB_CMDLINE="${LAB_CMDLINE:-loglevel=7${flavor:+ pci=noacpi}}"
 [ -z "$flavor" ] || export LAB_TCG_CPU="${LAB_TCG_CPU:-max,la57=off}"
 mkdir -p "$(dirname "$out")"
 
-runs=()
-for v in "${variants[@]}"; do
-	k=$v${flavor:+-$flavor}
-	c=$out-$k.console
+# stress_on V: one guest on V's kernel; its entry for the report goes to
+# its console's name with .run (a failed guest is the report's to judge)
+stress_on() {
+	local k=$1${flavor:+-$flavor} t0 rc=0
 	log "stress ($mode) on $k"
 	t0=$(date +%s)
-	rc=0
 	bash "$S/run-guest.sh" -k "$BUILD/$k/bzImage" -j stress -a "$mode" \
-		-d "$disk" -f ext4 -m "$mem" -t "$timeout" -o "$c" || rc=$?
-	runs+=("$k=$c:$rc:$(( $(date +%s) - t0 ))")
+		-d "$disk" -f ext4 -m "$mem" -t "$timeout" -o "$out-$k.console" || rc=$?
+	echo "$k=$out-$k.console:$rc:$(( $(date +%s) - t0 ))" > "$out-$k.run"
+}
+side_by_side stress_on "${variants[@]}"
+runs=()
+for v in "${variants[@]}"; do
+	runs+=("$(cat "$out-$v${flavor:+-$flavor}.run")")
+	rm "$out-$v${flavor:+-$flavor}.run"
 done
 rc=0
 python3 "$S/stress_report.py" "$out" "$mode" "$flavor" "$mem" "${runs[@]}" || rc=$?
