@@ -36,7 +36,7 @@ check-lab:       ## only the lab's own tests, before any kernel is built; as any
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
 bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 87 min from nothing, 64 cached | root, network
 	bash $(S)/bench.sh
-bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 17-23 min from nothing | root, network
+bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 18 min from nothing | root, network
 	BENCH_SCALE=small bash $(S)/bench.sh
 bench-apps:      ## llama.cpp, ggufread, GraphicsMagick in a sid guest on base, 0b9c0aeba938 reverted and v4 -> results/apps.{md,json} | 31 min from nothing, 16 of it the boots | root, network
 	bash $(S)/bench-apps.sh
