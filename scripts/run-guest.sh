@@ -105,10 +105,12 @@ echo "@@LAB-ACCEL $accel cpu=${cpu}" > "$out"
 start=$(date +%s)
 set +e
 # line by line into the log, and what the job reports onto stderr as it
-# comes, so that a long run shows progress
+# comes, named by the kernel's directory (guests may run side by side), so
+# that a long run shows progress
+name=$(basename "$(dirname "$kernel")")
 timeout --foreground -k 5 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
 	stdbuf -oL tr -d '\r' | tee -a "$out" |
-	grep --line-buffered -o -E '@@(RUN|LAB-ERROR) .*' | sed -u 's/^/[guest] /' >&2
+	grep --line-buffered -o -E '@@(RUN|LAB-ERROR) .*' | sed -u "s|^|[guest $name] |" >&2
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(( $(date +%s) - start ))
