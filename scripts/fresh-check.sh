@@ -12,7 +12,8 @@
 #                    demo,check): deps and base (deps.sh and fetch-base.sh
 #                    alone), lab (make check-lab), demo, check, and
 #                    bench-small, bench and bench-apps (each making its
-#                    kernels, guest root and data disk from nothing)
+#                    kernels, guest root and data disk from nothing), and
+#                    stress (its two debug kernels)
 #   FRESH_WARM=1     keep the previous run's root, lab cache included, and
 #                    only replace the clone (a warm run, not a fresh one)
 #   FRESH_REBUILD=1  make the root tarball anew
@@ -47,13 +48,14 @@ logs=$FRESH_DIR/logs
 # extra trees of make check
 declare -A step_cmd=([deps]="bash scripts/deps.sh" [base]="bash scripts/fetch-base.sh"
 	[lab]="make check-lab" [demo]="make demo" [check]="make check"
-	[bench-small]="make bench-small" [bench]="make bench" [bench-apps]="make bench-apps")
+	[bench-small]="make bench-small" [bench]="make bench" [bench-apps]="make bench-apps"
+	[stress]="make stress")
 declare -A step_mib=([deps]=2048 [base]=4608 [lab]=0 [demo]=26624 [check]=8192
-	[bench-small]=16384 [bench]=28672 [bench-apps]=20480)
+	[bench-small]=16384 [bench]=28672 [bench-apps]=20480 [stress]=20480)
 steps=${FRESH_CHECK_ONLY:-demo,check}
 for s in ${steps//,/ }; do
 	[ -n "${step_cmd[$s]:-}" ] ||
-		die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench, bench-apps)"
+		die "FRESH_CHECK_ONLY: unknown step '$s' (deps, base, lab, demo, check, bench-small, bench, bench-apps, stress)"
 done
 
 # --- mounts: everything mounted is in $mounted, unmounted by the trap ----
