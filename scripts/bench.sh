@@ -1,8 +1,8 @@
 #!/bin/bash
 # make bench: real clients (SQLite through Debian's libsqlite3, numpy.memmap)
 # from a Debian guest root, on base and the series in one invocation,
-# several runs each. In each round the kernels boot side by side, two at
-# a time (LAB_GUESTS; 1: one after another), in the order A B, B A, ... Writes
+# several runs each, rounds in the order A B, B A, ...; the boots run side
+# by side, two at a time (LAB_GUESTS; 1: one after another). Writes
 # results/bench.{md,json} and results/bench-*.png (BENCH_SCALE=small:
 # results/bench-small.*), consoles under results/bench[-small]/.
 #   BENCH_SCALE=full     (default) or small: a quick look, base and the
@@ -96,48 +96,45 @@ warm "$root" "$disk"
 logs=$RESULTS/$name
 rm -rf "$logs"
 mkdir -p "$logs"
-# boot I KIND MEM ARGS: one boot of kernel I running guest job KIND
-# (bench, vmscal or ramethod) in MEM, its console kept; the report's entry
-# for it goes to $logs/runs-rR-I
-boot() {
-	local i=$1 kind=$2 m=$3 args=$4 out
-	out=$logs/console-r$r-${variants[i]}
-	case $kind in
-	vmscal) out=$out-vmscal ;;
-	ramethod) out=$out-method-$m ;;
-	esac
-	nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" \
-		-m "$m" -t "$timeout" -o "$out.log" -j "$kind" -a "$args"
-	echo "$r=${variants[i]}=${kernels[i]}=$out.log" >> "$logs/runs-r$r-$i"
-}
-# round_on I: the boots of round r on kernel I, one after another
-round_on() {
-	local i=$1 v=${variants[$1]} n=$np_n after=0 mm
-	log "$name: round $((r + 1))/$rounds on $v"
-	[ "$r" -lt "$np_rounds" ] || n=-
-	[ "$r" -ge "$ar_rounds" ] || after=1
-	boot "$i" bench "$mem" "$r $reps $ns $n $ra $after"
-	if [ "$r" -lt "$v_rounds" ]; then
-		log "$name: round $((r + 1)): vm-scalability cases and the random reader on $v, $v_mem guest"
-		boot "$i" vmscal "$v_mem" "$r $vmscal $rp $ra"
-	fi
-	[ "$r" -lt "$m_rounds" ] || return 0
-	for mm in $m_mems; do
-		log "$name: round $((r + 1)): 0b9c0aeba938's method on $v, $mm guest"
-		boot "$i" ramethod "$mm" "$r array.u8 8192"
-	done
-}
-runs=()
+# Every boot, as R|I|KIND|MEM|ARGS: in round R kernel I runs guest job
+# KIND (bench, vmscal or ramethod) in a guest of MEM
+plan=()
 for ((r = 0; r < rounds; r++)); do
 	# all the kernels in the first exp_rounds, the first two after
 	k=${#variants[@]}
 	[ "$r" -lt "$exp_rounds" ] || [ "$k" -le 2 ] || k=2
-	mapfile -t order < <(abba "$r" "$k")
-	side_by_side round_on "${order[@]}" || die "$name: a boot of round $((r + 1)) failed (above)"
-	for i in "${order[@]}"; do
-		mapfile -t -O "${#runs[@]}" runs < "$logs/runs-r$r-$i"
-		rm "$logs/runs-r$r-$i"
+	for i in $(abba "$r" "$k"); do
+		n=$np_n
+		[ "$r" -lt "$np_rounds" ] || n=-
+		after=0
+		[ "$r" -ge "$ar_rounds" ] || after=1
+		plan+=("$r|$i|bench|$mem|$r $reps $ns $n $ra $after")
+		[ "$r" -ge "$v_rounds" ] || plan+=("$r|$i|vmscal|$v_mem|$r $vmscal $rp $ra")
+		[ "$r" -ge "$m_rounds" ] || for mm in $m_mems; do
+			plan+=("$r|$i|ramethod|$mm|$r array.u8 8192")
+		done
 	done
+done
+# console R I KIND MEM: where that boot's console goes
+console() {
+	case $3 in
+	bench) echo "$logs/console-r$1-${variants[$2]}.log" ;;
+	vmscal) echo "$logs/console-r$1-${variants[$2]}-vmscal.log" ;;
+	ramethod) echo "$logs/console-r$1-${variants[$2]}-method-$4.log" ;;
+	esac
+}
+boot() {
+	local r i kind m args
+	IFS='|' read -r r i kind m args <<< "$1"
+	log "$name: round $((r + 1))/$rounds: $kind on ${variants[i]}, $m guest"
+	nice -n 10 bash "$S/run-guest.sh" -k "${kernels[i]}" -r "$root" -d "$disk" -m "$m" \
+		-t "$timeout" -o "$(console "$r" "$i" "$kind" "$m")" -j "$kind" -a "$args"
+}
+side_by_side boot "${plan[@]}" || die "$name: a boot failed (above)"
+runs=()
+for p in "${plan[@]}"; do
+	IFS='|' read -r r i kind m _ <<< "$p"
+	runs+=("$r=${variants[i]}=${kernels[i]}=$(console "$r" "$i" "$kind" "$m")")
 done
 elapsed=$(( $(date +%s) - start ))
 

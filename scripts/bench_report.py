@@ -246,7 +246,7 @@ md.append(f"Accelerator: {', '.join(doc['accel'])}; guest memory {mem}; data dis
           f"make-benchroot.sh), data {doc['data_disk']}.  ")
 md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256 {k['sha256_16']})"
                                    for v, k in kernels.items()) + ".  ")
-together = f"the kernels of a round {guests} at a time side by side; " if guests > 1 else ""
+together = f"boots {guests} at a time side by side; " if guests > 1 else ""
 md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} ({together}"
           "one boot = one run of every case, each from a cold cache; seeds follow the round, "
           "the same for every kernel; the method's and the vm-scalability boots follow each "

@@ -80,24 +80,27 @@ abba() {
 	if [ $(($1 % 2)) = 0 ]; then seq 0 $(($2 - 1)); else seq $(($2 - 1)) -1 0; fi
 }
 
-# side_by_side FUNC ARG...: FUNC ARG for each ARG, LAB_GUESTS of them at
-# once in the background. A guest under TCG keeps one host core busy, so
-# two guests on two cores take about the time of one. Fails, after the
-# group that was running, when one FUNC failed.
+# side_by_side FUNC ARG...: FUNC ARG for each ARG in the background, at
+# most LAB_GUESTS at once, the next as soon as one ends. A guest under TCG
+# keeps one host core busy, so two guests on two cores take about the
+# time of one. Fails, once the running ones have ended, when one FUNC
+# failed; starts no more after that.
 LAB_GUESTS=${LAB_GUESTS:-$(($(nproc) > 1 ? 2 : 1))}
 side_by_side() {
-	local f=$1 w a p rc=0 pids
+	local f=$1 a rc=0 running=0
 	shift
 	[[ $LAB_GUESTS =~ ^[1-9][0-9]*$ ]] || die "LAB_GUESTS takes a number of guests, not '$LAB_GUESTS'"
-	for ((w = 1; w <= $#; w += LAB_GUESTS)); do
-		pids=()
-		for a in "${@:w:LAB_GUESTS}"; do
-			"$f" "$a" &
-			pids+=($!)
-		done
-		for p in "${pids[@]}"; do wait "$p" || rc=1; done
-		[ "$rc" = 0 ] || return 1
+	for a in "$@"; do
+		if [ "$running" -ge "$LAB_GUESTS" ]; then
+			wait -n || rc=1
+			running=$((running - 1))
+		fi
+		[ "$rc" = 0 ] || break
+		"$f" "$a" &
+		running=$((running + 1))
 	done
+	for ((; running > 0; running--)); do wait -n || rc=1; done
+	return $rc
 }
 
 # warm FILE...: read the images FILE... once on the host, so that the first
