@@ -34,7 +34,7 @@ check:           ## lab tests, then the series' selftest on base, patch 1, the s
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 15 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
-bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 87 min from nothing, 64 cached | root, network
+bench:           ## real clients (SQLite, numpy), vm-scalability cases, random readers in a Debian guest -> results/bench.{md,json,png} | 67 min from nothing | root, network
 	bash $(S)/bench.sh
 bench-small:     ## base and the series on small data, fewer runs -> results/bench-small.* | 18 min from nothing | root, network
 	BENCH_SCALE=small bash $(S)/bench.sh
