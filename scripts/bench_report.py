@@ -249,8 +249,8 @@ md.append("Kernels: " + "; ".join(f"{v} = {k['uname_r']} ({k['bzImage']}, sha256
 together = f"boots {guests} at a time side by side; " if guests > 1 else ""
 md.append(f"Boot order: {' '.join(b['variant'] for b in boots if b['job'] == 'bench')} ({together}"
           "one boot = one run of every case, each from a cold cache; seeds follow the round, "
-          "the same for every kernel; the method's and the vm-scalability boots follow each "
-          "kernel's bench boot). "
+          "the same for every kernel; each kernel's method and vm-scalability boots start "
+          "after its bench boot). "
           "Figures a / b / c are the min / median / max of the runs, one figure where "
           "the three are the same.\n")
 if sq:
