@@ -44,7 +44,7 @@ trace:           ## mmap_miss and each readahead decision per fault (bpftrace), 
 	bash $(S)/trace.sh
 sharp:           ## readers that are not sequential, four streams, 16 KiB blocks, VM_HUGEPAGE after random faults, on base, v3 and the series -> results/sharp.{md,json} | 49 min with its kernels built | root, network
 	bash $(S)/side-by-side.sh sharp
-vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 5 min with the kernels and the root made | root, network
+vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 1 min with the kernels and the root made, 6.5 without the root | root, network
 	bash $(S)/vmtests.sh
 thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, on base, v3 and the series -> results/v4-thp-random.{md,json} | 10 min with the kernels built | root, network
 	bash $(S)/thp-random.sh
