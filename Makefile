@@ -50,7 +50,7 @@ thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, 
 	bash $(S)/thp-random.sh
 fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | root, network
 	bash $(S)/side-by-side.sh fixes
-stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | the two kernels side by side (one at a time: 45 and 19 min), plus two debug builds of 15-40 min | root, network
+stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 71 min from nothing | root, network
 	bash $(S)/stress.sh
 mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network
 	bash $(S)/mm-selftests.sh
