@@ -401,7 +401,7 @@ t_results_again() {
 		cp "$RESULTS/$n.md" "$RESULTS/$n.json" "$RESULTS/console-$n-"*.log "$d/" &&
 			python3 "$S/report.py" --again "$d/$n" > /dev/null || return 1
 	done
-	for n in bench bench-small bench-method-more; do
+	for n in bench bench-small; do
 		cp -r "$RESULTS/$n.md" "$RESULTS/$n.json" "$RESULTS/$n" "$d/" &&
 			PATH=$d/bin:$PATH python3 "$S/bench_report.py" --again "$d/$n" > /dev/null || return 1
 	done
