@@ -58,7 +58,7 @@ review: apply    ## checkpatch, W=1, sparse, THP/LRU_GEN off (as make matrix), h
 	bash $(S)/review.sh
 matrix: apply    ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K | 38 s warm, 5 min cold objects | root, network
 	bash $(S)/config-matrix.sh
-arm64: apply     ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md | 1 min warm, 53 min with cold builds on a loaded host | root, network
+arm64: apply     ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md | 80 s warm, 13 min from a new cache | root, network
 	bash $(S)/arm64-selftest.sh
 fresh-check:     ## make demo then make check on a new Debian 12 root, from nothing | make demo's 28 min plus make check's | root, network, 35 GiB free
 	bash $(S)/fresh-check.sh
