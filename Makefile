@@ -28,7 +28,7 @@ help:            ## this list | instant | nothing
 	}' $(firstword $(MAKEFILE_LIST))
 demo:            ## the two traps on base and the series, then recovery on 16 KiB blocks -> results/demo{,-lbs}.{md,json} | 23 min from nothing, 8-12 with kernels built | root, network
 	bash $(S)/side-by-side.sh demo
-demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-3 min with kernels built | root, network
+demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-4 min with kernels built | root, network
 	bash $(S)/side-by-side.sh demo-small
 check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 3-7 min in CI with the cache, 8 min after make demo on a new root, 29 cold | root, network
 	bash $(S)/check.sh
