@@ -48,7 +48,7 @@ vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mm
 	bash $(S)/vmtests.sh
 thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, on base, v3 and the series -> results/v4-thp-random.{md,json} | 10 min with the kernels built | root, network
 	bash $(S)/thp-random.sh
-fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | not timed | root, network
+fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | 8 min with base built | root, network
 	bash $(S)/side-by-side.sh fixes
 stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 71 min from nothing | root, network
 	bash $(S)/stress.sh
