@@ -173,10 +173,8 @@ report() {
 	echo "# mmap_miss_recovery on arm64, 64 KiB pages (qemu -M virt -cpu max, TCG)"
 	echo
 	echo "Command: \`scripts/arm64-selftest.sh\` (make arm64), $(date -u '+%F %H:%M') UTC;"
-	echo "lab $(git -C "$LAB" rev-parse --short=12 HEAD 2>/dev/null || echo unknown); $(qemu-system-aarch64 --version | head -1), TCG."
-	echo "Kernels: $(for v in $VARIANTS; do printf '%s (%s, %s patches on lab-base); ' "$v" \
-		"$(git -C "$KROOT/$v/src" rev-parse --short=12 HEAD)" \
-		"$(git -C "$KROOT/$v/src" rev-list --count lab-base..HEAD)"; done)"
+	# shellcheck disable=SC2086 # VARIANTS is a list
+	echo "$(provenance $VARIANTS); $(qemu-system-aarch64 --version | head -1), TCG."
 	echo "Built from tinyconfig + config/arm64-guest.config, $(cat "$OUT"/*/config 2>/dev/null | sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' | sort -u);"
 	echo "selftest of the patched tree, built static with ${CROSS}gcc; Debian 12 arm64"
 	echo "busybox-static, e2fsprogs, xfsprogs in the initramfs; files on check-ext4.img."

@@ -179,7 +179,8 @@ total=$(( $(date +%s) - total_start ))
 {
 	echo "# Config matrix: W=1 build of ${OBJS[*]}, base vs patched"
 	echo
-	echo "Command: \`scripts/config-matrix.sh${*:+ $*}\` (make matrix), $(date -u '+%F %H:%M') UTC, ${total}s in all."
+	echo "Command: \`scripts/config-matrix.sh${*:+ $*}\` (make matrix), $(date -u '+%F %H:%M') UTC, ${total}s in all;"
+	echo "$(provenance base patched)."
 	echo "A warning of patched that base lacks (same file and message) fails the config."
 	echo
 	echo "| config | compiler | base warnings | patched warnings | new | result | seconds |"

@@ -37,6 +37,18 @@ base_env() {
 # objects between variants.
 kroot() { base_env; echo "$CACHE/k/$BASE_KEY"; }
 
+# provenance VARIANT...: the lab's commit and each VARIANT's tree (its
+# commit, its patches on lab-base), for a report's head; KROOT set
+provenance() {
+	local v line
+	line="lab $(git -C "$LAB" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+	for v in "$@"; do
+		line+="; $v: tree $(git -C "$KROOT/$v/src" rev-parse --short=12 HEAD)"
+		line+=", $(git -C "$KROOT/$v/src" rev-list --count lab-base..HEAD) patches on lab-base"
+	done
+	echo "$line"
+}
+
 # kmake VARIANT OBJDIR MAKE_ARGS...: make in $KROOT/VARIANT/src, out of
 # tree in OBJDIR, as every lab kernel build does: ccache shared by all
 # variants (CCACHE_BASEDIR), a fixed build identity so that an unchanged

