@@ -54,9 +54,9 @@ stress:          ## data-checking stress on KASAN/lockdep debug kernels -> resul
 	bash $(S)/stress.sh
 mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network
 	bash $(S)/mm-selftests.sh
-review: apply    ## checkpatch, W=1, sparse, THP/LRU_GEN off (as make matrix), htmldocs -> results/review.txt | not timed | root, network (once: sparse's source)
+review: apply    ## checkpatch, W=1, sparse, THP/LRU_GEN off (as make matrix), htmldocs -> results/review.txt | 1 min warm, 7 min the first time | root, network (once: sparse's source)
 	bash $(S)/review.sh
-matrix: apply    ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K | 38 s warm, 5 min cold objects | root, network
+matrix: apply    ## W=1 filemap.o/readahead.o, base vs patched: THP off, LRU_GEN off, i386, clang, arm64 64K | 24-38 s warm, 5-7 min cold objects | root, network
 	bash $(S)/config-matrix.sh
 arm64: apply     ## the series' selftest on an arm64 64 KiB-page guest -> results/arm64-selftest.md | 80 s warm, 13 min from a new cache | root, network
 	bash $(S)/arm64-selftest.sh
