@@ -39,20 +39,18 @@ for v in "${variants[@]}"; do
 done
 elapsed=$(( $(date +%s) - start ))
 
-PYTHONPATH=$S python3 - "$RESULTS/trace.md" "$n" "$seed" "$elapsed" "$BUILD" "${variants[@]}" <<'PY'
+# shellcheck disable=SC2034 # provenance (lib.sh) reads it
+KROOT=$(kroot)
+python3 - "$RESULTS/trace.md" "$n" "$seed" "$elapsed" "$(provenance "${variants[@]}"); $(qemu-system-x86_64 --version | head -1)" \
+	"${variants[@]}" <<'PY'
 import json, re, sys, time
-from labreport import first_line, kernel_info, lab_commit
 
-out, n, seed, elapsed, build = sys.argv[1:6]
+out, n, seed, elapsed, prov = sys.argv[1:6]
 variants = sys.argv[6:]
-trees = "; ".join("%s (tree %s, %s patches on lab-base)" % (
-    v, kernel_info(v + "-bench").get("COMMIT", "?")[:12],
-    kernel_info(v + "-bench").get("SERIES_PATCHES", "?")) for v in variants)
 md = ["# make trace: mmap_miss fault by fault\n",
       f"Command: `TRACE_N={n} TRACE_SEED={seed} make trace` "
       f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {int(elapsed) // 60} min "
-      f"{int(elapsed) % 60} s in all, kernel builds included); lab {lab_commit()}; "
-      f"{first_line('qemu-system-x86_64', '--version')}. Kernels: {trees}.  ",
+      f"{int(elapsed) % 60} s in all, kernel builds included); {prov}.  ",
       f"In make bench's Debian guest (1 GiB, small data disk, read_ahead_kb 128): "
       f"`bpftrace -c 'sqlite-scan bench.db {n} {seed}' mmap-miss.bt INODE`, the script "
       "guest/bench/bin/mmap-miss.bt (its header says what each field is). "
