@@ -7,8 +7,10 @@
 # /dev/vda, with snapshot=on, and booted with root=/dev/vda init=/lab/init;
 # the data disk (-d) is then /dev/vdb.
 # Uses KVM only where it really boots a guest, TCG otherwise, and says
-# which. Exit 0 only when the guest reaches "@@LAB-DONE rc=0"; otherwise
-# prints why (panic, hang, job failure) and the console tail, exits 1.
+# which. LAB_SMP (default 2) and LAB_ICOUNT (QEMU's -icount, TCG only) are
+# make cost's settings (docs/cost.md). Exit 0 only when the guest reaches
+# "@@LAB-DONE rc=0"; otherwise prints why (panic, hang, job failure) and
+# the console tail, exits 1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -74,12 +76,22 @@ log "accel: $accel_why"
 # boots in a hundred on a busy host. One TCG thread for both vCPUs keeps
 # the guest's view of its own code coherent; the workloads are
 # single-threaded, so it costs them little.
-qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nographic
+# LAB_SMP: the guest's vCPUs (make cost boots one: docs/cost.md)
+smp=${LAB_SMP:-2}
+[[ $smp =~ ^[1-9][0-9]*$ ]] || die "LAB_SMP takes a number of vCPUs, not '$smp'"
+qemu=(qemu-system-x86_64 -m "$mem" -smp "$smp" -nographic
       -no-reboot -kernel "$kernel")
 if [ -n "$rootimg" ]; then
 	qemu+=(-drive "file=$rootimg,format=raw,if=virtio,cache=unsafe,snapshot=on")
 else
 	qemu+=(-initrd "$initrd")
+fi
+# LAB_ICOUNT: QEMU's -icount (make cost: shift=0,sleep=off, one guest
+# nanosecond a guest instruction); only under single-threaded TCG
+if [ -n "${LAB_ICOUNT:-}" ]; then
+	[ "$accel" = tcg ] || die "LAB_ICOUNT needs TCG (set LAB_ACCEL=tcg), not $accel"
+	[ "${LAB_TCG_THREAD:-single}" = single ] || die "LAB_ICOUNT needs LAB_TCG_THREAD=single"
+	qemu+=(-icount "$LAB_ICOUNT")
 fi
 # LAB_TCG_CPU: the CPU model under TCG (make stress's debug kernels take
 # one without 5-level paging: docs/stress.md)
@@ -101,7 +113,7 @@ append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
 qemu+=(-append "$append")
 
 cpu=host; [ "$accel" = tcg ] && cpu="${LAB_TCG_CPU:-max}"
-echo "@@LAB-ACCEL $accel cpu=${cpu}" > "$out"
+echo "@@LAB-ACCEL $accel cpu=${cpu}${LAB_ICOUNT:+ icount=$LAB_ICOUNT smp=$smp}" > "$out"
 start=$(date +%s)
 set +e
 # line by line into the log, and what the job reports onto stderr as it
