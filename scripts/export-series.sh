@@ -24,21 +24,23 @@ out=${SERIES_OUT:-$LAB/series}
 # stay available, for a sign-off.
 uname=$(git -C "$src" config user.name) || uname=
 uemail=$(git -C "$src" config user.email) || uemail=
-# Who sends the series: the patches carry the placeholder identity below
-# until someone with a git identity (user.name, user.email) exports them;
-# then author and sign-off become theirs, in the commits themselves, with
-# the fixed committer and dates of apply-series.sh, so that the export
-# stays byte for byte what applying series/ gives back.
-if [ -n "$uname" ] && [ -n "$uemail" ] &&
-   git -C "$src" log --format='%an <%ae>' lab-base..HEAD | grep -qxF "$SERIES_PLACEHOLDER"; then
+# Who sends the series: the patches carry the placeholder author and no
+# Signed-off-by (the series is tool-made: Documentation/process/
+# coding-assistants.rst). The person who posts it exports it with
+# SERIES_SIGN=1 and their git identity (user.name, user.email): author and
+# Signed-off-by become theirs, in the commits themselves, with the fixed
+# committer and dates of apply-series.sh.
+if [ "${SERIES_SIGN:-0}" = 1 ]; then
+	[ -n "$uname" ] && [ -n "$uemail" ] ||
+		die "SERIES_SIGN=1 needs a git identity: git config user.name and user.email"
 	me="$uname <$uemail>"
-	log "author and sign-off: $me (from git config), instead of the placeholder"
+	log "author and Signed-off-by: $me (from git config)"
 	cat > "$tmp/reauthor.sh" <<'EOS'
-msg=$(git log -1 --format=%B | sed "s|^Signed-off-by: $PH\$|Signed-off-by: $ME|")
+msg=$(git log -1 --format=%B | git interpret-trailers --if-exists addIfDifferent --trailer "Signed-off-by: $ME")
 GIT_COMMITTER_DATE=$(git log -1 --format=%aI) git commit -q --amend --author="$ME" -m "$msg"
 EOS
 	export_git_ids
-	ME=$me PH=$SERIES_PLACEHOLDER git -C "$src" -c core.editor=true rebase -q \
+	ME=$me git -C "$src" -c core.editor=true rebase -q \
 		--committer-date-is-author-date --exec "bash '$tmp/reauthor.sh'" lab-base ||
 		die "could not set the author of $variant's commits to $me"
 fi
