@@ -8,7 +8,7 @@
 S := scripts
 CACHE := $(or $(MMLAB_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mmlab)
 
-.PHONY: help demo demo-small bench bench-small bench-apps thp-random vmtests trace sharp fixes stress \
+.PHONY: help demo demo-small bench bench-small bench-apps thp-random vmtests trace sharp fixes stress cost \
 	mm-selftests check check-lab fresh-check review matrix arm64 deps base apply \
 	export kernels initramfs disks clean distclean
 
@@ -50,6 +50,8 @@ thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, 
 	bash $(S)/thp-random.sh
 fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | 8 min with base built | root, network
 	bash $(S)/side-by-side.sh fixes
+cost:            ## guest instructions per fault (QEMU -icount), -O2 kernels: base, v4, the series (COST_VARIANTS: more) -> results/cost.{md,json} | 3 min with the kernels built, a first -O2 build 15 min | root, network
+	bash $(S)/cost.sh
 stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 71 min from nothing | root, network
 	bash $(S)/stress.sh
 mm-selftests:    ## upstream mm selftests (file, readahead, THP) on base and patched -> results/mm-selftests.{md,json} | 9 min with kernels built | root, network
