@@ -110,7 +110,9 @@ boot() {
 mapfile -t todo < <(for b in $(seq 1 "$boots"); do
 	for i in $(abba $((b - 1)) ${#kernels[@]}); do echo "${kernels[i]}:$b"; done
 done | awk '!seen[$0]++')
+booted=$(date +%s)
 side_by_side boot "${todo[@]}"
+booted=$(( $(date +%s) - booted ))
 
 args=()
 for v in $(printf '%s\n' "${kernels[@]}" | awk '!seen[$0]++'); do
@@ -124,6 +126,6 @@ if [ "$what" = check ]; then
 		--command "scripts/cost.sh check" --seconds "$elapsed" "$out/cost-check" "${args[@]}"
 else
 	python3 "$S/cost_report.py" all --prov "$prov" --command "make cost (scripts/cost.sh)" \
-		--seconds "$elapsed" "$RESULTS/cost" "${args[@]}"
+		--seconds "$elapsed" --boot-seconds "$booted" "$RESULTS/cost" "${args[@]}"
 	log "wrote results/cost.md and results/cost.json"
 fi

@@ -37,8 +37,12 @@ def load(spec):
         if "icount=" not in meta["text"].split("\n", 1)[0]:
             raise ParseError("%s: not booted with -icount (its @@LAB-ACCEL line)" % path)
         cases, commands = {}, {}
+        warmups = {}
         for _, command, rec in records:
             if "cpu_ns" not in rec:
+                continue
+            if rec["phase"].startswith("warmup"):
+                warmups.setdefault(rec["workload"], []).append(rec)
                 continue
             cases.setdefault(rec["workload"], []).append(rec)
             commands[rec["workload"]] = command
@@ -46,7 +50,7 @@ def load(spec):
             raise ParseError("%s: no cost result" % path)
         accel = meta["text"].split("\n", 1)[0].replace("@@LAB-ACCEL ", "").strip()
         boots.append({"console": path, "kernel": meta.get("kernel"), "accel": accel,
-                      "cases": cases, "commands": commands})
+                      "cases": cases, "warmups": warmups, "commands": commands})
     return kernel, boots
 
 
@@ -131,8 +135,8 @@ def report_all(a):
           "QEMU TCG with `-icount shift=0,sleep=off -smp 1 -cpu max`: a task's CPU "
           "nanoseconds are the guest instructions run for it, in user space and in the "
           "kernel for it, not kswapd's or other tasks' (docs/cost.md). Every case on "
-          "sparse files (no device reads), %s; the value is the median of a kernel's "
-          "runs, its spread (max - min) / median."
+          "sparse files (no device reads), %s, after a warm-up run that is not "
+          "counted; the value is the median of a kernel's runs, its spread (max - min) / median."
           % (a.command, a.prov or "lab " + lab_commit(),
              ", ".join("%s: %d boot(s) of %d run(s)" % (k, len(b), len(b[0]["cases"][cases[0]]))
                        for k, b in kernels))]
@@ -184,7 +188,9 @@ def report_all(a):
     for k, boots in kernels:
         md.append("- %s: %s, %s" % (k, boots[0]["kernel"], boots[0]["accel"]))
     if a.seconds:
-        md += ["", "Time: %s s in all (with the builds, the initramfs and the disk)." % a.seconds]
+        md += ["", "Time: %s s for the %d boots (LAB_GUESTS at a time), %s s in all (with the "
+               "builds, the initramfs, the disk and any wait for the lab's lock)."
+               % (a.boot_seconds or "?", sum(len(b) for _, b in kernels), a.seconds)]
     for line in md:
         if line.startswith("|") and len(line) > WIDTH:
             raise SystemExit("cost_report: a table line is wider than %d columns" % WIDTH)
@@ -196,7 +202,8 @@ def report_all(a):
         "cases": {c: {k: data[c][k] for k, _ in kernels} for c in cases},
         "commands": commands,
         "boots": {k: [{"console": os.path.relpath(b["console"], os.path.dirname(a.prefix)),
-                       "kernel": b["kernel"], "accel": b["accel"], "runs": b["cases"]}
+                       "kernel": b["kernel"], "accel": b["accel"], "runs": b["cases"],
+                       "warmups": b["warmups"]}
                       for b in boots] for k, boots in kernels}})
     print("\n".join(md))
 
@@ -241,6 +248,7 @@ def main(argv):
     p.add_argument("--prov", default="")
     p.add_argument("--command", default="scripts/cost_report.py")
     p.add_argument("--seconds", default="")
+    p.add_argument("--boot-seconds", default="")
     p.add_argument("prefix")
     p.add_argument("kernels", nargs="+")
     a = p.parse_args(argv[1:])

@@ -14,7 +14,7 @@
  * time adds up to, in ns) and of getrusage's fault counts. One record a
  * run:
  *
- *   @@RESULT {"workload":NAME,"phase":"runK","accesses":A,"faults":F,
+ *   @@RESULT {"workload":NAME,"phase":"runK" (or "warmupK"),"accesses":A,"faults":F,
  *             "major_faults":M,"cpu_ns":C,"wall_ns":W,...}
  *
  * MODE:
@@ -34,8 +34,12 @@
  *                range (uncounted): minor faults that fault-around serves
  *                from the page cache (filemap_map_pages())
  *
- *   cost -m MODE -f FILE [-z sparse_mib] [-n N] [-c runs] [-k read_ahead_kb]
- *        [-p prefaults] [-l len_mib] [-b run_pages] [-S] [-H] [-w name]
+ *   cost -m MODE -f FILE [-z sparse_mib] [-n N] [-c runs] [-u warmups]
+ *        [-k read_ahead_kb] [-p prefaults] [-l len_mib] [-b run_pages] [-S]
+ *        [-H] [-w name]
+ *   -u  runs made first and reported as "warmupK", not "runK": the first
+ *       run of a boot starts from another state (free memory, empty
+ *       caches of the allocators) than the next ones
  *   -S  MAP_SHARED (default MAP_PRIVATE)
  *   -H  MADV_HUGEPAGE on a PMD-aligned shared mapping
  *   -z  make FILE a sparse file of that size first (ftruncate): no reads
@@ -130,7 +134,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = NULL;
 	struct args a = { .n = 262144, .ra_kb = 128 };
-	size_t runs = 3, sparse = 0, size, pages, len_pages, i, r, p = 300, run = 8;
+	size_t runs = 3, warmups = 0, sparse = 0, size, pages, len_pages, i, r, p = 300;
+	size_t run = 8;
 	size_t slots, *slot;
 	int shared = 0, huge = 0, fd, opt;
 	long long added0, added;
@@ -138,11 +143,12 @@ int main(int argc, char **argv)
 	char *map;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:f:z:n:c:k:p:l:b:SHw:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:f:z:n:c:u:k:p:l:b:SHw:d:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'z': sparse = strtoul(optarg, NULL, 0); break;
 		case 'c': runs = strtoul(optarg, NULL, 0); break;
+		case 'u': warmups = strtoul(optarg, NULL, 0); break;
 		case 'p': p = strtoul(optarg, NULL, 0); break;
 		case 'b': run = strtoul(optarg, NULL, 0); break;
 		case 'S': shared = 1; break;
@@ -170,7 +176,7 @@ int main(int argc, char **argv)
 	}
 	set_read_ahead_kb(a.ra_kb);
 
-	for (r = 0; r < runs; r++) {
+	for (r = 0; r < warmups + runs; r++) {
 		memset(&c, 0, sizeof(c));
 		fd = open_cold(a.path, &size);
 		pages = size / page_size;
@@ -239,13 +245,14 @@ int main(int argc, char **argv)
 		added = added0 < 0 || added < 0 ? -1 : added - added0;
 		if (munmap(map, size) || close(fd))
 			die("munmap/close: %s", strerror(errno));
-		printf("@@RESULT {\"workload\":\"%s\",\"phase\":\"run%zu\",\"mode\":\"%s\","
+		printf("@@RESULT {\"workload\":\"%s\",\"phase\":\"%s%zu\",\"mode\":\"%s\","
 		       "\"accesses\":%zu,\"faults\":%ld,\"major_faults\":%ld,"
 		       "\"cpu_ns\":%lld,\"wall_ns\":%lld,\"pages_added\":%lld,"
 		       "\"read_ahead_kb\":%zu,\"mem_total_kb\":%ld,\"shared\":%d,"
 		       "\"hugepage\":%d,\"file_mib\":%zu}\n",
-		       a.name, r + 1, mode, c.accesses, c.faults, c.majflt, c.cpu_ns,
-		       c.wall_ns, added, a.ra_kb, mem_total_kb(), shared, huge,
+		       a.name, r < warmups ? "warmup" : "run",
+		       r < warmups ? r + 1 : r - warmups + 1, mode, c.accesses,
+		       c.faults, c.majflt, c.cpu_ns, c.wall_ns, added, a.ra_kb, mem_total_kb(), shared, huge,
 		       size >> 20);
 		fflush(stdout);
 	}

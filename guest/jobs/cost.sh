@@ -4,7 +4,9 @@
 # the guest instructions run for it (docs/cost.md). Every case is
 # workloads/cost.c on sparse files of the cost disk's ext4 (nothing is
 # read from the device), RUNS runs each, every run on a new open with the
-# file's cache dropped; each case starts after drop_caches.
+# file's cache dropped, after one warm-up run (reported, not counted: the
+# first run of a case starts from another state); each case starts after
+# drop_caches.
 #   cost.sh all|check [RUNS] [READS]
 # all: every case; check: only the plain random reader (scripts/cost.sh
 # check). READS: the random readers' reads per run (262144; the THP,
@@ -23,7 +25,7 @@ fresh() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 }
-c() { fresh; run cost -c "$runs" "$@"; }
+c() { fresh; run cost -u 1 -c "$runs" "$@"; }
 
 # The plain random reader (the report behind 0b9c0aeba938): 4 GiB sparse
 # file, MAP_PRIVATE, read_ahead_kb 128; mmap_miss passes the limit after
@@ -43,7 +45,7 @@ if grep -qw memory "$cg/cgroup.subtree_control" 2>/dev/null ||
    echo +memory > "$cg/cgroup.subtree_control"; then
 	mkdir -p "$cg/cost" && echo $((cg_mib << 20)) > "$cg/cost/memory.max" &&
 	fresh &&
-	run sh -c "echo 0 > $cg/cost/cgroup.procs && exec cost -c $runs -w random-memcg -m random -f sparse.bin -n $((reads / 4)) -k 128"
+	run sh -c "echo 0 > $cg/cost/cgroup.procs && exec cost -u 1 -c $runs -w random-memcg -m random -f sparse.bin -n $((reads / 4)) -k 128"
 	rmdir "$cg/cost" 2>/dev/null
 else
 	echo "@@LAB-ERROR no memory controller"
