@@ -1,7 +1,7 @@
 #!/bin/bash
-# make demo, demo-small, sharp and fixes: workload lists, run side by side
+# make demo, demo-small, sharp, down and fixes: workload lists, run side by side
 # (docs/lab.md says what each list and case is).
-#   side-by-side.sh demo|demo-small|sharp|fixes
+#   side-by-side.sh demo|demo-small|sharp|down|fixes
 # A list is one or more reports; a report is its kernels and its parts; a
 # part is a guest job (guest/jobs/JOB.sh) with its arguments, data disk
 # and guest size. Each kernel's consoles, joined, are
@@ -15,10 +15,11 @@
 #   SHARP_STREAM_MIB  the four streams together (1024), in a
 #                     SHARP_STREAM_MEM guest (512M)
 #   SHARP_VARIANTS    the kernels (base v3 patched), base first
+# down: DOWN_RUNS, the runs of each case in its one boot per kernel (2)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-list=${1:?usage: side-by-side.sh demo|demo-small|sharp|fixes}
+list=${1:?usage: side-by-side.sh demo|demo-small|sharp|down|fixes}
 export MMLAB_ENTRY="make $list (scripts/side-by-side.sh $list)"
 
 # report NAME KERNEL...: the parts that follow are NAME's
@@ -55,11 +56,16 @@ sharp)
 	part sharp "random 0 $reads $sparse_mib $runs" demo ext4 "$random_mem" 3600
 	part sharp "streams 0 0 0 0 $stream_mib" demo ext4 "$stream_mem" 1800
 	;;
+down)
+	# readers moving down after random faults: base, v4 and the series
+	report down base v4 patched
+	part down "${DOWN_RUNS:-2}" demo ext4 2G 3600
+	;;
 fixes)
 	report fixes base exp-per-page exp-tried-hits exp-thp-free
 	part fixes "" check ext4 2G 1800
 	;;
-*) die "no workload list '$list' (demo, demo-small, sharp, fixes)" ;;
+*) die "no workload list '$list' (demo, demo-small, sharp, down, fixes)" ;;
 esac
 
 lab_lock

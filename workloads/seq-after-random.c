@@ -7,9 +7,10 @@
  * in order, one byte a page, on the same open file. Reports both phases.
  *
  *   seq-after-random -f FILE -n N [-k read_ahead_kb] [-s seq_start_mib]
- *                    [-l seq_len_mib] [-r rand_start_mib] [-w name]
+ *                    [-l seq_len_mib] [-r rand_start_mib] [-w name] [-D]
  *
- * -w names the workload in the result (default seq-after-random).
+ * -w names the workload in the result (default seq-after-random); -D reads
+ * the range from its last page down (phase "descending").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +26,15 @@ int main(int argc, char **argv)
 	struct counters c0, c1;
 	size_t size;
 	char *map;
-	int fd, opt;
+	int fd, opt, down = 0;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:w:")) != -1)
-		common_opt(&a, opt);
+	while ((opt = getopt(argc, argv, "f:n:k:s:l:r:d:w:D")) != -1) {
+		if (opt == 'D')
+			down = 1;
+		else
+			common_opt(&a, opt);
+	}
 	if (!a.path)
 		die("usage: %s -f FILE [-n N] [-k KB] [-s MiB] [-l MiB] [-r MiB]", argv[0]);
 
@@ -39,9 +44,9 @@ int main(int argc, char **argv)
 	random_faults(&a, map, "");
 
 	snap(&c0);
-	read_pages(map + a.start, a.len / page_size, 0);
+	read_pages(map + a.start, a.len / page_size, down);
 	snap(&c1);
-	result(a.name, "sequential", &c0, &c1, a.len / page_size,
+	result(a.name, down ? "descending" : "sequential", &c0, &c1, a.len / page_size,
 	       resident_pages(map + a.start, a.len),
 	       "\"random_faults\":%zu,\"read_ahead_kb\":%zu", a.n, a.ra_kb);
 	munmap(map, size);
