@@ -50,7 +50,7 @@ thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, 
 	bash $(S)/thp-random.sh
 fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | 8 min with base built | root, network
 	bash $(S)/side-by-side.sh fixes
-cost:            ## guest instructions per fault (QEMU -icount), -O2 kernels: base, v4, the series (COST_VARIANTS: more) -> results/cost.{md,json} | 3 min with the kernels built, a first -O2 build 15 min | root, network
+cost:            ## guest instructions per fault (QEMU -icount), -O2 kernels: base, v4, the series (COST_VARIANTS: more) -> results/cost.{md,json} | 4 min with the kernels built (two boots at a time), a first -O2 build 15 min | root, network
 	bash $(S)/cost.sh
 stress:          ## data-checking stress on KASAN/lockdep debug kernels -> results/stress.{md,json} | 71 min from nothing | root, network
 	bash $(S)/stress.sh
