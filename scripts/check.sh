@@ -571,11 +571,14 @@ if check fetch-base t_fetch; then
 	fi
 	# kernels the final selftest must fail: v4, the series as first
 	# posted, whose way back serves only readers moving up
-	v4=1 rg=1
+	v4=1 rg=1 adj=1
 	[ $a = 0 ] && { check build-v4 build_variant v4 "$LAB/variants/v4"; v4=$?; }
 	# and the series reading around at a run of exactly a quarter window:
 	# its records case must see that
 	[ $a = 0 ] && { check build-run-ge build_variant run-ge "$LAB/series" "$LAB/variants/run-ge"; rg=$?; }
+	# and the series extending its run only over a miss right next to it:
+	# the reader moving down past cached pages must see that
+	[ $a = 0 ] && { check build-adjacent build_variant adjacent "$LAB/series" "$LAB/variants/adjacent"; adj=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -596,6 +599,7 @@ if check fetch-base t_fetch; then
 			[ $p1 = 0 ] && check selftest-patch1 selftest_on patch1 patch1
 			[ $v4 = 0 ] && check selftest-v4 selftest_on v4 v4
 			[ $rg = 0 ] && check selftest-run-ge selftest_on run-ge run-ge
+			[ $adj = 0 ] && check selftest-adjacent selftest_on adjacent adjacent
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass
