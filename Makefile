@@ -8,7 +8,7 @@
 S := scripts
 CACHE := $(or $(MMLAB_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mmlab)
 
-.PHONY: help demo demo-small bench bench-small bench-apps thp-random vmtests trace sharp fixes stress cost \
+.PHONY: help demo demo-small bench bench-small bench-apps thp-random vmtests trace sharp down fixes stress cost \
 	mm-selftests check check-lab fresh-check review matrix arm64 deps base apply \
 	export kernels initramfs disks clean distclean
 
@@ -30,7 +30,7 @@ demo:            ## the two traps on base and the series, then recovery on 16 Ki
 	bash $(S)/side-by-side.sh demo
 demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-4 min with kernels built | root, network
 	bash $(S)/side-by-side.sh demo-small
-check:           ## lab tests, then the series' selftest on base, patch 1, the series, v3 and the series without its flag test, and a quick stress pass | 3-7 min in CI with the cache, 8 min after make demo on a new root, 29 cold | root, network
+check:           ## lab tests, then the series' selftest on base, patch 1, the series, v4 and two one-line variants of the series (each must fail a case), a quick stress pass and the cost bound | 10 min in CI with the cache, 29 cold plus a -O2 build | root, network
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 15 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
@@ -46,8 +46,10 @@ sharp:           ## readers that are not sequential, four streams, 16 KiB blocks
 	bash $(S)/side-by-side.sh sharp
 vmtests:         ## the selftest through run_vmtests.sh -t mmap_miss and ksft_mmap_miss.sh, in the Debian bench root, base and the series -> results/v4-vmtests.md | 1 min with the kernels and the root made, 6.5 without the root | root, network
 	bash $(S)/vmtests.sh
-thp-random:      ## random MADV_HUGEPAGE readers with mmap_miss over the limit, on base, v3 and the series -> results/v4-thp-random.{md,json} | 10 min with the kernels built | root, network
+thp-random:      ## random MADV_HUGEPAGE readers, mmap_miss over and under the limit, on base, v4 and the series -> results/thp-random.{md,json} | 10 min with the kernels built | root, network
 	bash $(S)/thp-random.sh
+down:            ## readers moving down after random faults, and their control, on base, v4 and the series -> results/down.{md,json} | 10 min with the kernels built | root, network
+	bash $(S)/side-by-side.sh down
 fixes:           ## which upstream commit made each trap reachable: base and lab kernels undoing one change each -> results/fixes.{md,json} | 8 min with base built | root, network
 	bash $(S)/side-by-side.sh fixes
 cost:            ## guest instructions per fault (QEMU -icount), -O2 kernels: base, v4, the series (COST_VARIANTS: more) -> results/cost.{md,json} | 4 min with the kernels built (two boots at a time), a first -O2 build 15 min | root, network
