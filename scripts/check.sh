@@ -571,7 +571,7 @@ if check fetch-base t_fetch; then
 	fi
 	# kernels the final selftest must fail: v4, the series as first
 	# posted, whose way back serves only readers moving up
-	v4=1 rg=1 adj=1
+	v4=1 rg=1 adj=1 tg=1
 	[ $a = 0 ] && { check build-v4 build_variant v4 "$LAB/variants/v4"; v4=$?; }
 	# and the series reading around at a run of exactly a quarter window:
 	# its records case must see that
@@ -579,6 +579,10 @@ if check fetch-base t_fetch; then
 	# and the series extending its run only over a miss right next to it:
 	# the reader moving down past cached pages must see that
 	[ $a = 0 ] && { check build-adjacent build_variant adjacent "$LAB/series" "$LAB/variants/adjacent"; adj=$?; }
+	# and the series taking every MADV_HUGEPAGE miss below a cached folio
+	# for a reader moving down: its cost case must see random misses read
+	# two folios
+	[ $a = 0 ] && { check build-thp-guess build_variant thp-guess "$LAB/series" "$LAB/variants/thp-guess"; tg=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -600,6 +604,11 @@ if check fetch-base t_fetch; then
 			[ $v4 = 0 ] && check selftest-v4 selftest_on v4 v4
 			[ $rg = 0 ] && check selftest-run-ge selftest_on run-ge run-ge
 			[ $adj = 0 ] && check selftest-adjacent selftest_on adjacent adjacent
+			[ $tg = 0 ] && check selftest-thp-guess selftest_on thp-guess thp-guess
+			# the cost bound: the plain random reader's instructions
+			# per read on the series within 2 % of base's (-O2
+			# kernels under instruction counting, docs/cost.md)
+			[ $p = 0 ] && check cost-random-reader bash "$S/cost.sh" check
 		elif [ $a = 0 ]; then
 			# the series applies but brings no selftest (or no
 			# expectations for it): that is a broken series, not a pass
