@@ -56,7 +56,7 @@ prepare() {
 	patched) bash "$S/apply-series.sh" ;;
 	*)
 		if [ -d "$LAB/variants/$v" ]; then
-			bash "$S/apply-series.sh" -v "$v" "$LAB/variants/$v"
+			bash "$S/apply-series.sh" -v "$v" $(variant_dirs "$v")
 		elif [ -d "$KROOT/$v/src" ]; then
 			log "cost: $v: the work tree $KROOT/$v/src as it is"
 		else

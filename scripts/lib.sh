@@ -70,6 +70,13 @@ kmake() {
 # build_kernels VARIANT...: the base tree, the series' work tree and each
 # VARIANT's (base, patched or a directory of variants/), each built
 # (LAB_FLAVOR as build-kernel.sh takes it); incremental where built
+# variant_dirs NAME: the patch directories of variants/NAME, in order: a
+# variant marked with a file on-series is a lab patch on top of series/
+variant_dirs() {
+	if [ -e "$LAB/variants/$1/on-series" ]; then echo "$LAB/series $LAB/variants/$1"
+	else echo "$LAB/variants/$1"; fi
+}
+
 build_kernels() {
 	local v
 	bash "$LAB/scripts/fetch-base.sh"
@@ -78,7 +85,7 @@ build_kernels() {
 		case $v in
 		base|patched) ;;
 		*) [ -d "$LAB/variants/$v" ] || die "no kernel '$v': neither base, patched nor a directory of variants/"
-		   bash "$LAB/scripts/apply-series.sh" -v "$v" "$LAB/variants/$v" ;;
+		   bash "$LAB/scripts/apply-series.sh" -v "$v" $(variant_dirs "$v") ;;
 		esac
 		bash "$LAB/scripts/build-kernel.sh" "$v"
 	done
