@@ -50,13 +50,14 @@ start=$(date +%s)
 
 # prepare KERNEL: its work tree, built -O2 as build/KERNEL-cost
 prepare() {
-	local v=$1
+	local v=$1 dirs
 	case $v in
 	base) ;;
 	patched) bash "$S/apply-series.sh" ;;
 	*)
 		if [ -d "$LAB/variants/$v" ]; then
-			bash "$S/apply-series.sh" -v "$v" $(variant_dirs "$v")
+			mapfile -t dirs < <(variant_dirs "$v")
+			bash "$S/apply-series.sh" -v "$v" "${dirs[@]}"
 		elif [ -d "$KROOT/$v/src" ]; then
 			log "cost: $v: the work tree $KROOT/$v/src as it is"
 		else

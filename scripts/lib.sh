@@ -70,22 +70,24 @@ kmake() {
 # build_kernels VARIANT...: the base tree, the series' work tree and each
 # VARIANT's (base, patched or a directory of variants/), each built
 # (LAB_FLAVOR as build-kernel.sh takes it); incremental where built
-# variant_dirs NAME: the patch directories of variants/NAME, in order: a
-# variant marked with a file on-series is a lab patch on top of series/
+# variant_dirs NAME: the patch directories of variants/NAME, one a line, in
+# order: a variant marked with a file on-series is a lab patch on top of
+# series/
 variant_dirs() {
-	if [ -e "$LAB/variants/$1/on-series" ]; then echo "$LAB/series $LAB/variants/$1"
-	else echo "$LAB/variants/$1"; fi
+	[ ! -e "$LAB/variants/$1/on-series" ] || echo "$LAB/series"
+	echo "$LAB/variants/$1"
 }
 
 build_kernels() {
-	local v
+	local v dirs
 	bash "$LAB/scripts/fetch-base.sh"
 	bash "$LAB/scripts/apply-series.sh"
 	for v in "$@"; do
 		case $v in
 		base|patched) ;;
 		*) [ -d "$LAB/variants/$v" ] || die "no kernel '$v': neither base, patched nor a directory of variants/"
-		   bash "$LAB/scripts/apply-series.sh" -v "$v" $(variant_dirs "$v") ;;
+		   mapfile -t dirs < <(variant_dirs "$v")
+		   bash "$LAB/scripts/apply-series.sh" -v "$v" "${dirs[@]}" ;;
 		esac
 		bash "$LAB/scripts/build-kernel.sh" "$v"
 	done
