@@ -3,7 +3,7 @@
 #   checkpatch --strict per patch, W=1 and sparse (C=1) warnings of the
 #   objects the series touches (base vs patched), the same with THP off
 #   and with LRU_GEN off (as make matrix), and make htmldocs for Documentation/mm (base
-#   vs patched warnings). Prints a summary, kept in results/review.txt;
+#   vs patched warnings) when the series changes Documentation. Prints a summary, kept in results/review.txt;
 #   exits 1 on any finding.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -103,40 +103,44 @@ fi
 git -C "$pat/src" clean -q -fdx tools/
 
 echo "== htmldocs SPHINXDIRS=mm"
-for v in base patched; do
-	# from scratch: an incremental build re-reads, and warns about, only
-	# what changed, which would make the counts incomparable
-	rm -rf "$out/docs-$v"
-	make -s -C "$KROOT/$v/src" O="$out/docs-$v" SPHINXDIRS=mm htmldocs \
-		> "$out/docs-$v.log" 2>&1
-	grep -E 'WARNING|ERROR' "$out/docs-$v.log" | sed "s|$KROOT/$v/src/||g" |
-		sort > "$out/docs-$v.warn"
-done
-echo "  warnings: base $(wc -l < "$out/docs-base.warn"), patched $(wc -l < "$out/docs-patched.warn")"
-# A subset build cannot resolve a :doc: link out of mm/ (base has such
-# warnings too); such a link is fine when the document it names exists.
-new=$(comm -13 "$out/docs-base.warn" "$out/docs-patched.warn")
-while IFS= read -r w; do
-	[ -n "$w" ] || continue
-	if [[ $w =~ ^(Documentation/[^:]*):[0-9]+:\ WARNING:\ unknown\ document:\ \'([^\']*)\'$ ]]; then
-		ref=${BASH_REMATCH[2]}
-		case $ref in
-		/*) doc=Documentation$ref.rst ;;
-		*) doc=$(realpath -m --relative-to="$pat/src" "$pat/src/$(dirname "${BASH_REMATCH[1]}")/$ref.rst") ;;
-		esac
-		if [ -f "$pat/src/$doc" ] && [[ $doc != Documentation/mm/* ]]; then
-			echo "  outside SPHINXDIRS=mm, and $doc exists: $w"
-			continue
-		fi
-	fi
-	echo "  new: $w"; bad=1
-done <<< "$new"
-f=$out/docs-patched/Documentation/output/mm/readahead.html
-if grep -q mmap_miss "$f" 2>/dev/null; then
-	echo "  mm/readahead.html built"
+if git -C "$pat/src" diff --quiet lab-base HEAD -- Documentation; then
+	echo "  the series changes no Documentation: not built"
 else
-	echo "  mm/readahead.html missing"; bad=1
-fi
+	for v in base patched; do
+		# from scratch: an incremental build re-reads, and warns about, only
+		# what changed, which would make the counts incomparable
+		rm -rf "$out/docs-$v"
+		make -s -C "$KROOT/$v/src" O="$out/docs-$v" SPHINXDIRS=mm htmldocs \
+			> "$out/docs-$v.log" 2>&1
+		grep -E 'WARNING|ERROR' "$out/docs-$v.log" | sed "s|$KROOT/$v/src/||g" |
+			sort > "$out/docs-$v.warn"
+	done
+	echo "  warnings: base $(wc -l < "$out/docs-base.warn"), patched $(wc -l < "$out/docs-patched.warn")"
+	# A subset build cannot resolve a :doc: link out of mm/ (base has such
+	# warnings too); such a link is fine when the document it names exists.
+	new=$(comm -13 "$out/docs-base.warn" "$out/docs-patched.warn")
+	while IFS= read -r w; do
+		[ -n "$w" ] || continue
+		if [[ $w =~ ^(Documentation/[^:]*):[0-9]+:\ WARNING:\ unknown\ document:\ \'([^\']*)\'$ ]]; then
+			ref=${BASH_REMATCH[2]}
+			case $ref in
+			/*) doc=Documentation$ref.rst ;;
+			*) doc=$(realpath -m --relative-to="$pat/src" "$pat/src/$(dirname "${BASH_REMATCH[1]}")/$ref.rst") ;;
+			esac
+			if [ -f "$pat/src/$doc" ] && [[ $doc != Documentation/mm/* ]]; then
+				echo "  outside SPHINXDIRS=mm, and $doc exists: $w"
+				continue
+			fi
+		fi
+		echo "  new: $w"; bad=1
+	done <<< "$new"
+	f=$out/docs-patched/Documentation/output/mm/readahead.html
+	if grep -q mmap_miss "$f" 2>/dev/null; then
+		echo "  mm/readahead.html built"
+	else
+		echo "  mm/readahead.html missing"; bad=1
+	fi
 
+fi
 [ $bad = 0 ] && echo "review: clean" || echo "review: FINDINGS above"
 exit $bad
