@@ -26,15 +26,21 @@ echo "== checkpatch --strict"
 # spdxcheck) rather than another one in PATH. The tree is a tarball with
 # no upstream history, so checkpatch cannot look up the Fixes: id; that
 # one check is left to a real kernel tree and said so here.
+# The committed series is tool-made and carries no Signed-off-by (the
+# person who posts adds theirs, README): MISSING_SIGN_OFF is expected
+# there, and only there. The new files are under MM MISC's F: entries
+# already, so checkpatch's MAINTAINERS hint is not a finding.
+ignore=UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
+grep -q '^Signed-off-by:' "$LAB"/series/0*.patch || ignore+=,MISSING_SIGN_OFF
 for p in "$LAB"/series/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
 	res=$(cd "$pat/src" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
-		--ignore UNKNOWN_COMMIT_ID "$p" 2>&1)
+		--ignore "$ignore" "$p" 2>&1)
 	echo "  ${p##*/}: $(grep '^total:' <<<"$res")"
 	grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$res" ||
 		{ bad=1; grep -E '^(ERROR|WARNING|CHECK)' <<<"$res" | sed 's/^/    /'; }
 done
-echo "  (UNKNOWN_COMMIT_ID not checked: the base has no upstream history)"
+echo "  (not checked: $ignore; UNKNOWN_COMMIT_ID because the base has no upstream history)"
 
 echo "== sign-off"
 # export-series.sh replaces the placeholder with the exporter's git
@@ -44,8 +50,10 @@ if grep -lxF "Signed-off-by: $SERIES_PLACEHOLDER" \
 	echo "  set your identity (git config --global user.name 'Your Name';"
 	echo "  git config --global user.email you@example.org) and run make export"
 	bad=1
-else
+elif grep -q '^Signed-off-by:' "$LAB"/series/0*.patch; then
 	echo "  $(grep -h '^Signed-off-by:' "$LAB"/series/0*.patch | sort -u | tr '\n' ' ')"
+else
+	echo "  none: tool-made, the person who posts adds theirs (README: Posting the series)"
 fi
 
 # Debian 12's sparse is too old for this kernel, and kbuild then checks
