@@ -508,9 +508,14 @@ t_stress_quick() {
 	STRESS_MEM=512M STRESS_TIMEOUT=900 STRESS_OUT=$T/stress \
 		bash "$S/stress.sh"
 }
-# build_variant NAME DIR...: NAME's work tree, lab-base and the patches of
-# each DIR, and its kernel
-build_variant() { bash "$S/apply-series.sh" -v "$1" "${@:2}" && bash "$S/build-kernel.sh" "$1"; }
+# build_variant NAME [DIR...]: NAME's work tree, lab-base and the patches of
+# each DIR (by default variants/NAME's, as variant_dirs gives them), and its
+# kernel
+build_variant() {
+	local dirs=("${@:2}")
+	[ $# -gt 1 ] || mapfile -t dirs < <(variant_dirs "$1")
+	bash "$S/apply-series.sh" -v "$1" "${dirs[@]}" && bash "$S/build-kernel.sh" "$1"
+}
 # The first patch alone: its own tree, kernel and selftest build.
 t_patch1() {
 	cp "$(ls "$LAB"/series/0001-*.patch)" "$d/" || return 1
@@ -572,17 +577,17 @@ if check fetch-base t_fetch; then
 	# kernels the final selftest must fail: v4, the series as first
 	# posted, whose way back serves only readers moving up
 	v4=1 rg=1 adj=1 tg=1
-	[ $a = 0 ] && { check build-v4 build_variant v4 "$LAB/variants/v4"; v4=$?; }
+	[ $a = 0 ] && { check build-v4 build_variant v4; v4=$?; }
 	# and the series reading around at a run of exactly a quarter window:
 	# its records case must see that
-	[ $a = 0 ] && { check build-run-ge build_variant run-ge "$LAB/series" "$LAB/variants/run-ge"; rg=$?; }
+	[ $a = 0 ] && { check build-run-ge build_variant run-ge; rg=$?; }
 	# and the series extending its run only over a miss right next to it:
 	# the reader moving down past cached pages must see that
-	[ $a = 0 ] && { check build-adjacent build_variant adjacent "$LAB/series" "$LAB/variants/adjacent"; adj=$?; }
+	[ $a = 0 ] && { check build-adjacent build_variant adjacent; adj=$?; }
 	# and the series taking every MADV_HUGEPAGE miss below a cached folio
 	# for a reader moving down: its cost case must see random misses read
 	# two folios
-	[ $a = 0 ] && { check build-thp-guess build_variant thp-guess "$LAB/series" "$LAB/variants/thp-guess"; tg=$?; }
+	[ $a = 0 ] && { check build-thp-guess build_variant thp-guess; tg=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then

@@ -67,9 +67,6 @@ kmake() {
 		HOSTCC="ccache gcc" LOCALVERSION="-$v" -j"$(nproc)" "$@"
 }
 
-# build_kernels VARIANT...: the base tree, the series' work tree and each
-# VARIANT's (base, patched or a directory of variants/), each built
-# (LAB_FLAVOR as build-kernel.sh takes it); incremental where built
 # variant_dirs NAME: the patch directories of variants/NAME, one a line, in
 # order: a variant marked with a file on-series is a lab patch on top of
 # series/
@@ -78,6 +75,9 @@ variant_dirs() {
 	echo "$LAB/variants/$1"
 }
 
+# build_kernels VARIANT...: the base tree, the series' work tree and each
+# VARIANT's (base, patched or a directory of variants/), each built
+# (LAB_FLAVOR as build-kernel.sh takes it); incremental where built
 build_kernels() {
 	local v dirs
 	bash "$LAB/scripts/fetch-base.sh"
