@@ -100,9 +100,14 @@ if [ "$accel" = tcg ]; then
 else
 	qemu+=(-accel kvm -cpu host)
 fi
+# LAB_DISK_BPS: cap the data disk's reads at that many bytes a second
+# (QEMU's throttling), for readers that must not outrun their I/O
+if [ -n "${LAB_DISK_BPS:-}" ]; then
+	[[ $LAB_DISK_BPS =~ ^[1-9][0-9]*$ ]] || die "LAB_DISK_BPS takes bytes a second, not '$LAB_DISK_BPS'"
+fi
 if [ -n "$disk" ]; then
 	[ -f "$disk" ] || die "no disk image '$disk'"
-	qemu+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe,snapshot=on")
+	qemu+=(-drive "file=$disk,format=raw,if=virtio,cache=unsafe,snapshot=on${LAB_DISK_BPS:+,throttling.bps-read=$LAB_DISK_BPS}")
 fi
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic lab.job=$job lab.fs=$fs"
 [ -z "$rootimg" ] || append="$append root=/dev/vda rootfstype=ext4 rw init=/lab/init"

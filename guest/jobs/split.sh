@@ -1,6 +1,6 @@
 #!/bin/sh
 # The split of the MADV_HUGEPAGE patches (results/split.md): what the
-# down rule (patch 2) and the PMD hit (patch 4) each change, on the check
+# PMD hit (patch 3) and the down rule (patch 4) each change, on the check
 # disk's thp.bin (512 MiB, read from the device): up at read_ahead_kb 0,
 # down at 0, 8192 and 128, up at 8192.
 cd /mnt || exit 1
