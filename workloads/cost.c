@@ -24,7 +24,10 @@
  *                runs of RUN pages cached with POSIX_FADV_WILLNEED in
  *                slots of 32 pages of the first three quarters, in random
  *                order; counted: N misses, each on the page just after a
- *                run
+ *                run, page AT of its slot (-o AT, 16 by default: the
+ *                start of a 64 KiB fault-around block, so fault-around
+ *                does not map the run; 8 puts the run in the miss's
+ *                block)
  *   seq          P random faults in the last quarter, then LEN MiB from
  *                the start in order, one byte a page (with -p 0, LEN may
  *                be the whole file)
@@ -35,7 +38,7 @@
  *                from the page cache (filemap_map_pages())
  *
  *   cost -m MODE -f FILE [-z sparse_mib] [-n N] [-c runs] [-u warmups]
- *        [-k read_ahead_kb] [-p prefaults] [-l len_mib] [-b run_pages] [-S]
+ *        [-k read_ahead_kb] [-p prefaults] [-l len_mib] [-b run_pages] [-o at] [-S]
  *        [-H] [-w name]
  *   -u  runs made first and reported as "warmupK", not "runK": the first
  *       run of a boot starts from another state (free memory, empty
@@ -135,7 +138,7 @@ int main(int argc, char **argv)
 	const char *mode = NULL;
 	struct args a = { .n = 262144, .ra_kb = 128 };
 	size_t runs = 3, warmups = 0, sparse = 0, size, pages, len_pages, i, r, p = 300;
-	size_t run = 8;
+	size_t run = 8, at = 16;
 	size_t slots, *slot;
 	int shared = 0, huge = 0, fd, opt;
 	long long added0, added;
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
 	char *map;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	while ((opt = getopt(argc, argv, "m:f:z:n:c:u:k:p:l:b:SHw:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:f:z:n:c:u:k:p:l:b:o:SHw:d:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'z': sparse = strtoul(optarg, NULL, 0); break;
@@ -151,6 +154,7 @@ int main(int argc, char **argv)
 		case 'u': warmups = strtoul(optarg, NULL, 0); break;
 		case 'p': p = strtoul(optarg, NULL, 0); break;
 		case 'b': run = strtoul(optarg, NULL, 0); break;
+		case 'o': at = strtoul(optarg, NULL, 0); break;
 		case 'S': shared = 1; break;
 		case 'H': huge = 1; break;
 		default: common_opt(&a, opt);
@@ -159,7 +163,7 @@ int main(int argc, char **argv)
 	if (!mode || !a.path)
 		die("usage: %s -m random|next-to-run|seq|desc|minor -f FILE [-z sparse_mib] "
 		    "[-n N] [-c runs] [-k read_ahead_kb] [-p prefaults] [-l len_mib] "
-		    "[-b run_pages] [-S] [-H] [-w name]", argv[0]);
+		    "[-b run_pages] [-o at] [-S] [-H] [-w name]", argv[0]);
 	if (strcmp(mode, "random") && strcmp(mode, "next-to-run") && strcmp(mode, "seq") &&
 	    strcmp(mode, "desc") && strcmp(mode, "minor"))
 		die("no mode '%s'", mode);
@@ -167,6 +171,8 @@ int main(int argc, char **argv)
 		a.name = mode;
 	if (!runs || run < 1 || run >= SLOT - 1)
 		die("runs: at least 1; run pages: 1 to %d", SLOT - 2);
+	if (at < run || at >= SLOT)
+		die("-o: the miss's page in its slot, from the run's length to %d", SLOT - 1);
 	if (sparse) {
 		fd = open(a.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
@@ -216,14 +222,14 @@ int main(int argc, char **argv)
 				slot[i] = slot[j];
 				slot[j] = t;
 			}
-			/* the runs end at page 16 of their slot; the miss is on it */
+			/* the runs end at page AT of their slot; the miss is on it */
 			for (i = 0; i < a.n; i++)
-				if (posix_fadvise(fd, (slot[i] * SLOT + 16 - run) * page_size,
+				if (posix_fadvise(fd, (slot[i] * SLOT + at - run) * page_size,
 						  run * page_size, POSIX_FADV_WILLNEED))
 					die("fadvise WILLNEED failed");
 			count_start(&c);
 			for (i = 0; i < a.n; i++)
-				touch(map + (slot[i] * SLOT + 16) * page_size);
+				touch(map + (slot[i] * SLOT + at) * page_size);
 			count_stop(&c, a.n);
 			free(slot);
 		} else if (!strcmp(mode, "seq") || !strcmp(mode, "desc")) {
