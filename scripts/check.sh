@@ -576,7 +576,7 @@ if check fetch-base t_fetch; then
 	fi
 	# kernels the final selftest must fail: v4, the series as first
 	# posted, whose way back serves only readers moving up
-	v4=1 rg=1 adj=1 tg=1 nh=1
+	v4=1 rg=1 adj=1 tg=1 nh=1 mq=1
 	[ $a = 0 ] && { check build-v4 build_variant v4; v4=$?; }
 	# and the series reading around at a run of exactly a quarter window:
 	# its records case must see that
@@ -588,9 +588,13 @@ if check fetch-base t_fetch; then
 	# for a reader moving down: its cost case must see random misses read
 	# two folios
 	[ $a = 0 ] && { check build-thp-guess build_variant thp-guess; tg=$?; }
-	# and the series without patch 3's PMD hit: patch 4's reader moving
+	# and the series without patch 4's PMD hit: patch 5's reader moving
 	# down must see its misses go unpaid
 	[ $a = 0 ] && { check build-no-pmd-hit build_variant no-pmd-hit; nh=$?; }
+	# and the series with patch 2 reading around at a quarter window of
+	# mapped entries: its cost case must see a miss next to a mapped
+	# window read a window
+	[ $a = 0 ] && { check build-mapped-quarter build_variant mapped-quarter; mq=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -614,6 +618,7 @@ if check fetch-base t_fetch; then
 			[ $adj = 0 ] && check selftest-adjacent selftest_on adjacent adjacent
 			[ $tg = 0 ] && check selftest-thp-guess selftest_on thp-guess thp-guess
 			[ $nh = 0 ] && check selftest-no-pmd-hit selftest_on no-pmd-hit no-pmd-hit
+			[ $mq = 0 ] && check selftest-mapped-quarter selftest_on mapped-quarter mapped-quarter
 			# the cost bound: the plain random reader's instructions
 			# per read on the series within 2 % of base's (-O2
 			# kernels under instruction counting, docs/cost.md)
