@@ -30,7 +30,7 @@ demo:            ## the two traps on base and the series, then recovery on 16 Ki
 	bash $(S)/side-by-side.sh demo
 demo-small:      ## the same on smaller files, for a quick look -> results/demo-small{,-lbs}.* | 2-4 min with kernels built | root, network
 	bash $(S)/side-by-side.sh demo-small
-check:           ## lab tests, then the series' selftest on base, patch 1, the series, v4 and four one-line variants of the series (each must fail a case), a quick stress pass and the cost bound | 9 min in CI with the cache, 57 cold | root, network
+check:           ## lab tests, then the series' selftest on base, patch 1, the series, v4 and five one-line variants of the series (each must fail a case), a quick stress pass and the cost bound | 9 min in CI with the cache, 57 cold | root, network
 	bash $(S)/check.sh
 check-lab:       ## only the lab's own tests, before any kernel is built; as any user, offline | 15 s to 1 min | nothing
 	CHECK_LAB_ONLY=1 bash $(S)/check.sh
