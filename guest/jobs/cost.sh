@@ -46,6 +46,11 @@ if grep -qw memory "$cg/cgroup.subtree_control" 2>/dev/null ||
 	mkdir -p "$cg/cost" && echo $((cg_mib << 20)) > "$cg/cost/memory.max" &&
 	fresh &&
 	run sh -c "echo 0 > $cg/cost/cgroup.procs && exec cost -u 1 -c $runs -w random-memcg -m random -f sparse.bin -n $((reads / 4)) -k 128"
+	# a file a little larger than the cgroup (132 MiB): once it is mostly
+	# cached, a miss has cached pages mapped on both sides
+	fresh &&
+	run sh -c "echo 0 > $cg/cost/cgroup.procs && exec cost -u 1 -c $runs -w random-memcg-fit -m random -f fit.bin -z 132 -n $((reads * 2)) -k 128"
+	rm -f fit.bin
 	rmdir "$cg/cost" 2>/dev/null
 else
 	echo "@@LAB-ERROR no memory controller"
