@@ -1,9 +1,9 @@
 #!/bin/sh
 # Run the series' selftest; TAP between markers.
-#   selftest.sh [VARIANT|-] [DIR]
+#   selftest.sh [VARIANT|-] [DIR] [RA]
 # runs mmap_miss_recovery[-VARIANT] DIR (default: a directory on the data
-# disk, whose read_ahead_kb this job sets to the usual 128 for the run and
-# puts back after). Its xfs_16k variant makes an xfs on a loop device in a
+# disk, whose read_ahead_kb this job sets to RA, default the usual 128,
+# for the run and puts back after). Its xfs_16k variant makes an xfs on a loop device in a
 # mount namespace of its own; the test must leave nothing behind: no
 # mount, no attached loop device, no file in DIR. This job checks that
 # afterwards, and fails if anything is left.
@@ -11,6 +11,7 @@ v=${1:--}
 [ "$v" = - ] && v=
 t=/lab/bin/mmap_miss_recovery${v:+-$v}
 dir=${2:-/mnt/scratch}
+ra_kb=${3:-128}
 [ -x "$t" ] || { echo "@@LAB-ERROR no selftest binary $t in the initramfs"; exit 1; }
 mkdir -p "$dir" || exit 1
 
@@ -29,7 +30,7 @@ before=$(state)
 
 ra=/sys/block/vda/queue/read_ahead_kb
 ra_old=$(cat "$ra" 2>/dev/null)
-[ -n "$ra_old" ] && echo 128 > "$ra"
+[ -n "$ra_old" ] && echo "$ra_kb" > "$ra"
 echo "@@TAP-BEGIN ${t##*/}"
 start=$(date +%s)
 "$t" "$dir"
