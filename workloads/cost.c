@@ -32,6 +32,13 @@
  *                the start in order, one byte a page (with -p 0, LEN may
  *                be the whole file)
  *   desc         the same, last page first
+ *   holes        random readers in a cached file with holes: FILE read
+ *                once with read(2) (in large folios where the file system
+ *                makes them) and every page mapped, then P + N / 16
+ *                slots of 32 pages (128 KiB, so whole folios) reclaimed
+ *                (MADV_PAGEOUT: holes as reclaim leaves them); P faults on
+ *                random pages of the first P (mmap_miss over the limit);
+ *                counted: N one-byte reads of random pages of the others
  *   minor        LEN MiB cached first (read once); counted: N passes of
  *                one byte a page, each after MADV_DONTNEED of the whole
  *                range (uncounted): minor faults that fault-around serves
@@ -133,6 +140,39 @@ static void prefault(const char *map, size_t pages, size_t p)
 		touch(map + (first + rnd() % (pages / 4)) * page_size);
 }
 
+/* @n distinct slots of @slots in random order (a partial shuffle) */
+static size_t *shuffled(size_t slots, size_t n)
+{
+	size_t *slot = malloc(slots * sizeof(*slot)), i;
+
+	if (!slot)
+		die("out of memory");
+	for (i = 0; i < slots; i++)
+		slot[i] = i;
+	rnd_seed(11);
+	for (i = 0; i < n; i++) {
+		size_t j = i + rnd() % (slots - i), t = slot[i];
+
+		slot[i] = slot[j];
+		slot[j] = t;
+	}
+	return slot;
+}
+
+/*
+ * The whole file through read(2), a page at a time: readahead's folios, no
+ * larger than its window (a larger read would take the device's larger one)
+ */
+static void read_file(int fd, size_t size)
+{
+	char buf[4096];
+	size_t off;
+
+	for (off = 0; off < size; off += sizeof(buf))
+		if (pread(fd, buf, sizeof(buf), off) <= 0)
+			die("pread: %s", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = NULL;
@@ -161,11 +201,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!mode || !a.path)
-		die("usage: %s -m random|next-to-run|seq|desc|minor -f FILE [-z sparse_mib] "
+		die("usage: %s -m random|next-to-run|holes|seq|desc|minor -f FILE [-z sparse_mib] "
 		    "[-n N] [-c runs] [-k read_ahead_kb] [-p prefaults] [-l len_mib] "
 		    "[-b run_pages] [-o at] [-S] [-H] [-w name]", argv[0]);
 	if (strcmp(mode, "random") && strcmp(mode, "next-to-run") && strcmp(mode, "seq") &&
-	    strcmp(mode, "desc") && strcmp(mode, "minor"))
+	    strcmp(mode, "desc") && strcmp(mode, "minor") && strcmp(mode, "holes"))
 		die("no mode '%s'", mode);
 	if (!a.name)
 		a.name = mode;
@@ -209,19 +249,7 @@ int main(int argc, char **argv)
 			if (a.n > slots)
 				die("next-to-run: %zu runs, room for %zu", a.n, slots);
 			prefault(map, pages, p);
-			/* N distinct slots in random order (a partial shuffle) */
-			slot = malloc(slots * sizeof(*slot));
-			if (!slot)
-				die("out of memory");
-			for (i = 0; i < slots; i++)
-				slot[i] = i;
-			rnd_seed(11);
-			for (i = 0; i < a.n; i++) {
-				size_t j = i + rnd() % (slots - i), t = slot[i];
-
-				slot[i] = slot[j];
-				slot[j] = t;
-			}
+			slot = shuffled(slots, a.n);
 			/* the runs end at page AT of their slot; the miss is on it */
 			for (i = 0; i < a.n; i++)
 				if (posix_fadvise(fd, (slot[i] * SLOT + at - run) * page_size,
@@ -230,6 +258,29 @@ int main(int argc, char **argv)
 			count_start(&c);
 			for (i = 0; i < a.n; i++)
 				touch(map + (slot[i] * SLOT + at) * page_size);
+			count_stop(&c, a.n);
+			free(slot);
+		} else if (!strcmp(mode, "holes")) {
+			size_t nd = p + a.n / 16, pg;
+
+			slots = pages / SLOT;
+			if (a.n < 16 || nd > slots / 4)
+				die("holes: %zu slots to drop, room for %zu", nd, slots / 4);
+			read_file(fd, size);
+			read_pages(map, pages, 0);
+			slot = shuffled(slots, nd);
+			for (i = 0; i < nd; i++)
+				if (madvise(map + slot[i] * SLOT * page_size, SLOT * page_size,
+					    MADV_PAGEOUT))
+					die("madvise(MADV_PAGEOUT): %s", strerror(errno));
+			for (i = 0; i < p; i++)
+				touch(map + (slot[i] * SLOT + rnd() % SLOT) * page_size);
+			added0 = file_pages_seen();	/* the counted part's pages only */
+			count_start(&c);
+			for (i = 0; i < a.n; i++) {
+				pg = slot[p + rnd() % (a.n / 16)] * SLOT + rnd() % SLOT;
+				touch(map + pg * page_size);
+			}
 			count_stop(&c, a.n);
 			free(slot);
 		} else if (!strcmp(mode, "seq") || !strcmp(mode, "desc")) {

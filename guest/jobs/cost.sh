@@ -59,6 +59,11 @@ fi
 # the probe's worst case: each miss (mmap_miss over the limit) lands just
 # after a run of eight cached pages
 c -w next-to-run -m next-to-run -f sparse.bin -n 8192 -b 8 -p 300 -k 128
+# a random reader in a cached file with holes: 512 MiB read with read(2)
+# (large folios) and mapped, a tenth reclaimed in 128 KiB slots
+# (MADV_PAGEOUT); a miss at a hole's edge has a mapped run on one side
+c -w holes -m holes -f holes.bin -z 512 -n 4096 -p 150 -k 128
+rm -f holes.bin
 # after 300 random faults (mmap_miss over the limit): a sequential reader,
 # and a MADV_HUGEPAGE reader going down (read_ahead_kb 8192, as make demo's
 # descending-thp, which gets over the limit by itself on a larger file)
