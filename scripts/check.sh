@@ -576,7 +576,7 @@ if check fetch-base t_fetch; then
 	fi
 	# kernels the final selftest must fail: v4, the series as first
 	# posted, whose way back serves only readers moving up
-	v4=1 rg=1 adj=1 tg=1 nh=1 mq=1 nr=1
+	v4=1 rg=1 adj=1 tg=1 nh=1 mq=1 nr=1 ro=1
 	[ $a = 0 ] && { check build-v4 build_variant v4; v4=$?; }
 	# and the series reading around at a run of exactly a quarter window:
 	# its records case must see that
@@ -595,10 +595,14 @@ if check fetch-base t_fetch; then
 	# mapped entries: its cost case must see a miss next to a mapped
 	# window read a window
 	[ $a = 0 ] && { check build-mapped-quarter build_variant mapped-quarter; mq=$?; }
-	# and the series with patch 2 not telling refaults apart (the draft
+	# and the series with patch 2 not telling holes apart (two drafts
 	# before): its hole case must see a miss at the edge of a hole that
 	# reclaim left in a cached, mapped range read around
 	[ $a = 0 ] && { check build-no-refault build_variant no-refault; nr=$?; }
+	# and the series with patch 2 reading around for no refault (the
+	# draft before): its case of readers taking turns over a range that
+	# reclaim took must see them read a folio a miss
+	[ $a = 0 ] && { check build-refault-only build_variant refault-only; ro=$?; }
 	check initramfs t_initramfs; i=$?
 	check disk t_disk; d=$?
 	if [ $b = 0 ] && [ $i = 0 ] && [ $d = 0 ]; then
@@ -624,6 +628,7 @@ if check fetch-base t_fetch; then
 			[ $nh = 0 ] && check selftest-no-pmd-hit selftest_on no-pmd-hit no-pmd-hit
 			[ $mq = 0 ] && check selftest-mapped-quarter selftest_on mapped-quarter mapped-quarter
 			[ $nr = 0 ] && check selftest-no-refault selftest_on no-refault no-refault
+			[ $ro = 0 ] && check selftest-refault-only selftest_on refault-only refault-only
 			# the cost bound: the plain random reader's instructions
 			# per read on the series within 2 % of base's (-O2
 			# kernels under instruction counting, docs/cost.md)
