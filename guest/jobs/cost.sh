@@ -8,10 +8,18 @@
 # first run of a case starts from another state); each case starts after
 # drop_caches.
 #   cost.sh all|check [RUNS] [READS]
+#   cost.sh ra KB [RUNS] [READS]
 # all: every case; check: only the plain random reader (scripts/cost.sh
-# check). READS: the random readers' reads per run (262144; the THP,
+# check); ra: the plain random reader, next-to-run and holes at
+# read_ahead_kb KB (the walk of the series' patch 2 is as long as the
+# readahead window), by hand (docs/cost.md). READS: the random readers' reads per run (262144; the THP,
 # memory cgroup and vm-scalability readers take a quarter or half of it).
-part=${1:-all} runs=${2:-3} reads=${3:-262144}
+part=${1:-all}
+if [ "$part" = ra ]; then
+	ra_kb=${2:?cost.sh ra KB}
+	shift
+fi
+runs=${2:-3} reads=${3:-262144}
 cd /mnt || exit 1
 cg=/sys/fs/cgroup
 cg_mib=128
@@ -26,6 +34,15 @@ fresh() {
 	echo 3 > /proc/sys/vm/drop_caches
 }
 c() { fresh; run cost -u 1 -c "$runs" "$@"; }
+
+if [ "$part" = ra ]; then
+	c -w random-private-ra$ra_kb -m random -f sparse.bin -z 4096 -n "$reads" -k "$ra_kb"
+	c -w next-to-run-ra$ra_kb -m next-to-run -f sparse.bin -n 8192 -b 8 -p 300 -k "$ra_kb"
+	rm -f sparse.bin
+	c -w holes-ra$ra_kb -m holes -f holes.bin -z 512 -n 4096 -p 150 -k "$ra_kb"
+	rm -f holes.bin
+	exit $fail
+fi
 
 # The plain random reader (the report behind 0b9c0aeba938): 4 GiB sparse
 # file, MAP_PRIVATE, read_ahead_kb 128; mmap_miss passes the limit after
