@@ -15,12 +15,14 @@
 # the lab's lock (lib.sh's lab_lock) throughout, so that no kernel is
 # rebuilt between the boots. REPS (default 2); NPPOOL_CASES (default
 # "whole away"); NPPOOL_CHUNK_MIB (default 4): the pool's chunk;
+# NPPOOL_KERNELS (default "base patch1 patched"): build/K of each;
+# NPPOOL_OUT (default results/nppool): where consoles and report go;
 # REPORT_ONLY=1: the report again from the consoles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-out=results/nppool
-kernels=(base patch1 patched)
+out=${NPPOOL_OUT:-results/nppool}
+read -r -a kernels <<< "${NPPOOL_KERNELS:-base patch1 patched}"
 reps=${REPS:-2} chunk=${NPPOOL_CHUNK_MIB:-4}
 read -r -a cases <<< "${NPPOOL_CASES:-whole away}"
 # console-K.log for whole, console-away-K.log for away
